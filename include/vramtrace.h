@@ -1,0 +1,7 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef VRAMTRACE_H
+#define VRAMTRACE_H
+#define VRAMTRACE_VERSION_MAJOR 0
+#define VRAMTRACE_VERSION_MINOR 1
+#define VRAMTRACE_VERSION_PATCH 0
+#endif
