@@ -164,18 +164,18 @@ typedef enum CUarray_format_enum {
     CU_AD_FORMAT_FLOAT = 0x20
 } CUarray_format;
 
-#define CU_MEMHOSTALLOC_PORTABLE          0x01
-#define CU_MEMHOSTALLOC_DEVICEMAP         0x02
-#define CU_MEMHOSTALLOC_WRITECOMBINED     0x04
-#define CU_MEMHOSTREGISTER_PORTABLE       0x01
-#define CU_MEMHOSTREGISTER_DEVICEMAP      0x02
-#define CU_MEMHOSTREGISTER_IOMEMORY       0x04
-#define CU_MEMHOSTREGISTER_READ_ONLY      0x08
-#define CU_MEM_ATTACH_GLOBAL              0x1
-#define CU_MEM_ATTACH_HOST                0x2
-#define CU_MEM_ATTACH_SINGLE              0x4
+#define CU_MEMHOSTALLOC_PORTABLE           0x01
+#define CU_MEMHOSTALLOC_DEVICEMAP          0x02
+#define CU_MEMHOSTALLOC_WRITECOMBINED      0x04
+#define CU_MEMHOSTREGISTER_PORTABLE        0x01
+#define CU_MEMHOSTREGISTER_DEVICEMAP       0x02
+#define CU_MEMHOSTREGISTER_IOMEMORY        0x04
+#define CU_MEMHOSTREGISTER_READ_ONLY       0x08
+#define CU_MEM_ATTACH_GLOBAL               0x1
+#define CU_MEM_ATTACH_HOST                 0x2
+#define CU_MEM_ATTACH_SINGLE               0x4
 #define CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS 0x1
-#define CU_IPC_HANDLE_SIZE                64
+#define CU_IPC_HANDLE_SIZE                 64
 
 typedef struct CUmemLocation_st {
     CUmemLocationType type;

@@ -15,16 +15,16 @@
 #include <cuda_runtime_api.h>
 #include "cuda_abi_check.h"
 
-#define VT_CU(ret, name, base, ver, variant, params, args)                                        \
-    _Static_assert(__builtin_types_compatible_p(PFN_##base##_v##ver##variant, ret(*) params),   \
+#define VT_CU(ret, name, base, ver, variant, params, args)                                         \
+    _Static_assert(__builtin_types_compatible_p(PFN_##base##_v##ver##variant, ret(*) params),      \
                    #name " differs from PFN_" #base "_v" #ver #variant);
 #include "cuda_driver.def"
 #undef VT_CU
 
 /* cudaGetDriverEntryPoint is deprecated in 13.0 but still exported; its type is still checked. */
 #pragma GCC diagnostic ignored "-Wdeprecated-declarations"
-#define VT_RT(ret, name, decl, params, args)                                                      \
-    _Static_assert(__builtin_types_compatible_p(__typeof__(&decl), ret(*) params),              \
+#define VT_RT(ret, name, decl, params, args)                                                       \
+    _Static_assert(__builtin_types_compatible_p(__typeof__(&decl), ret(*) params),                 \
                    #name " differs from " #decl " in cuda_runtime_api.h");
 #include "cuda_runtime.def"
 #undef VT_RT

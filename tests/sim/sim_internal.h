@@ -1,0 +1,121 @@
+/* SPDX-License-Identifier: MIT */
+/* The simulated CUDA driver's shared state: devices, contexts, the allocation registry and the
+ * pools. One mutex (sim_lock) guards all of it; every entry point takes it for its whole body,
+ * which keeps the double simple and makes concurrent callers exact. */
+#ifndef SIM_INTERNAL_H
+#define SIM_INTERNAL_H
+#include <pthread.h>
+#include <stdint.h>
+#include "vt_cuda.h"
+#include "uthash.h"
+
+#define SIM_EXPORT      __attribute__((visibility("default")))
+#define SIM_ALIGN_BYTES ((size_t)512)     /* cuMemAlloc alignment of the real driver */
+#define SIM_GRAN_BYTES  ((size_t)2 << 20) /* VMM and pool granularity (2 MiB) */
+#define SIM_MAX_DEVICES 16
+
+/* Synthetic address space, far from where glibc maps host memory, so that a device address never
+ * equals a host pointer: VMM reservations first, then 1 TiB per device. */
+#define SIM_VMM_VA_BASE ((CUdeviceptr)0x200000000000ULL)
+#define SIM_VA_BASE     ((CUdeviceptr)0x300000000000ULL)
+#define SIM_VA_PER_DEV  ((CUdeviceptr)1 << 40)
+#define SIM_VA_END      (SIM_VA_BASE + SIM_MAX_DEVICES * SIM_VA_PER_DEV)
+
+typedef enum sim_kind_e {
+    SIM_KIND_DEVICE,          /* cuMemAlloc, cuMemAllocPitch */
+    SIM_KIND_MANAGED,         /* cuMemAllocManaged: host-accessible */
+    SIM_KIND_HOST,            /* cuMemHostAlloc, cuMemAllocHost: host memory */
+    SIM_KIND_HOST_REGISTERED, /* cuMemHostRegister: the caller's host memory */
+    SIM_KIND_ASYNC,           /* cuMemAllocAsync, cuMemAllocFromPoolAsync */
+    SIM_KIND_GRAPH,           /* a graph memory node's allocation */
+    SIM_KIND_IPC              /* a peer's allocation opened with cuIpcOpenMemHandle */
+} sim_kind_t;
+
+typedef struct sim_pool_s sim_pool_t;
+
+/* One live address range. Device kinds get synthetic addresses that no host pointer can equal;
+ * backing is host memory made only when the program copies into the range. */
+typedef struct sim_alloc_s {
+    CUdeviceptr base;
+    size_t size_bytes;    /* what the caller asked for (pitch × height for pitched) */
+    size_t charged_bytes; /* what the device's capacity was charged (0 for host kinds) */
+    sim_kind_t kind;
+    int device;
+    sim_pool_t *pool; /* SIM_KIND_ASYNC */
+    void *backing;    /* host memory holding the contents, or NULL */
+    UT_hash_handle hh;
+} sim_alloc_t;
+
+struct sim_pool_s {
+    int device;
+    int is_default;
+    int destroy_pending; /* cuMemPoolDestroy with allocations outstanding */
+    size_t reserved_bytes, reserved_high_bytes;
+    size_t used_bytes, used_high_bytes;
+    cuuint64_t release_threshold_bytes;
+    int reuse[3]; /* the three CU_MEMPOOL_ATTR_REUSE_* flags */
+    sim_pool_t *next;
+};
+
+typedef struct sim_ctx_s {
+    int device;
+    unsigned int refcount; /* primary-context retains */
+    int active;
+    unsigned int flags;
+} sim_ctx_t;
+
+typedef struct sim_device_s {
+    size_t capacity_bytes;
+    size_t used_bytes;   /* physical bytes charged: allocations, pool, VMM, graph, arrays */
+    CUdeviceptr next_va; /* bump allocator: addresses are never reused */
+    CUdeviceptr end_va;
+    sim_ctx_t primary;
+    sim_pool_t *default_pool;
+    sim_pool_t *current_pool;
+    size_t graph_used_bytes, graph_used_high_bytes;
+    size_t graph_reserved_bytes, graph_reserved_high_bytes;
+} sim_device_t;
+
+extern pthread_mutex_t sim_lock;
+extern int sim_initialized;
+extern int sim_n_devices;
+extern int sim_driver_version;
+extern sim_device_t sim_devices[SIM_MAX_DEVICES];
+extern sim_alloc_t *sim_allocs; /* uthash by base */
+extern sim_pool_t *sim_pools;
+
+/* sim_core.c */
+void sim_config_load(void);                    /* idempotent; reads VTSIM_* */
+CUresult sim_current_device(int *device);      /* needs cuInit and a current context */
+CUresult sim_check_device(CUdevice dev);       /* needs cuInit */
+CUresult sim_charge(int device, size_t bytes); /* OUT_OF_MEMORY past the capacity */
+void sim_uncharge(int device, size_t bytes);
+CUdeviceptr sim_va_take(int device, size_t bytes, size_t align);
+size_t sim_round_up(size_t n, size_t align);
+sim_alloc_t *sim_alloc_add(CUdeviceptr base, size_t size, size_t charged, sim_kind_t kind, int dev);
+sim_alloc_t *sim_alloc_find(CUdeviceptr base);
+sim_alloc_t *sim_alloc_containing(CUdeviceptr ptr, size_t len);
+void sim_alloc_remove(sim_alloc_t *a); /* frees backing and uncharges */
+void *sim_host_map(size_t bytes);      /* lazily backed anonymous memory */
+void sim_host_unmap(void *p, size_t bytes);
+void sim_device_teardown(int device);
+int sim_valid_stream(CUstream s, int *device); /* 1 when the handle is usable */
+
+/* sim_memory.c */
+void *sim_resolve(CUdeviceptr ptr, size_t len, int for_write); /* host view of device bytes */
+
+/* sim_pool.c */
+sim_pool_t *sim_pool_default(int device);
+void sim_pool_release(sim_pool_t *pool, size_t keep_bytes);
+void sim_pool_sync_device(int device); /* the release threshold at sync points */
+void sim_async_free(sim_alloc_t *a);
+void sim_graph_free(sim_alloc_t *a);
+
+/* sim_vmm.c */
+void *sim_vmm_resolve(CUdeviceptr ptr, size_t len);
+
+/* Every entry point runs its body under sim_lock: lock, call the static do_ function, unlock. */
+#define SIM_LOCK()   pthread_mutex_lock(&sim_lock)
+#define SIM_UNLOCK() pthread_mutex_unlock(&sim_lock)
+
+#endif

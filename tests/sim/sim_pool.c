@@ -1,0 +1,633 @@
+/* SPDX-License-Identifier: MIT */
+/* The simulated driver's stream-ordered allocator (memory pools) and graph memory. A pool
+ * reserves device memory in 2 MiB steps as allocations need it and gives back what exceeds its
+ * release threshold at synchronization points, as the real driver does, so reserved bytes can
+ * stay far above live bytes. Graph memory is reserved when a graph with allocation nodes is
+ * launched and kept until cuDeviceGraphMemTrim. */
+#include <stdlib.h>
+#include <string.h>
+#include "sim_internal.h"
+
+sim_pool_t *sim_pool_default(int device)
+{
+    sim_device_t *d = &sim_devices[device];
+    if (!d->default_pool) {
+        sim_pool_t *p = calloc(1, sizeof *p);
+        if (!p)
+            return NULL;
+        p->device = device;
+        p->is_default = 1;
+        p->reuse[0] = p->reuse[1] = p->reuse[2] = 1;
+        p->next = sim_pools;
+        sim_pools = p;
+        d->default_pool = d->current_pool = p;
+    }
+    return d->current_pool;
+}
+
+static sim_pool_t *pool_lookup(CUmemoryPool handle)
+{
+    for (sim_pool_t *p = sim_pools; p; p = p->next)
+        if ((CUmemoryPool)p == handle && !p->destroy_pending)
+            return p;
+    return NULL;
+}
+
+static void pool_unlink_free(sim_pool_t *pool)
+{
+    for (sim_pool_t **pp = &sim_pools; *pp; pp = &(*pp)->next) {
+        if (*pp == pool) {
+            *pp = pool->next;
+            break;
+        }
+    }
+    free(pool);
+}
+
+/* Shrinks the reservation to what live allocations and keep_bytes need (2 MiB steps). */
+void sim_pool_release(sim_pool_t *pool, size_t keep_bytes)
+{
+    size_t want = pool->used_bytes > keep_bytes ? pool->used_bytes : keep_bytes;
+    want = sim_round_up(want, SIM_GRAN_BYTES);
+    if (pool->reserved_bytes > want) {
+        sim_uncharge(pool->device, pool->reserved_bytes - want);
+        pool->reserved_bytes = want;
+    }
+}
+
+void sim_pool_sync_device(int device)
+{
+    for (sim_pool_t *p = sim_pools; p; p = p->next) {
+        if (p->device != device)
+            continue;
+        cuuint64_t keep = p->release_threshold_bytes;
+        sim_pool_release(p, keep > (cuuint64_t)(size_t)-1 ? (size_t)-1 : (size_t)keep);
+    }
+}
+
+/* Takes an allocation out of its pool's used bytes; the caller removes it from the registry. */
+void sim_async_free(sim_alloc_t *a)
+{
+    sim_pool_t *pool = a->pool;
+    pool->used_bytes -= a->charged_bytes;
+    a->charged_bytes = 0; /* the pool's reservation, not the allocation, holds the device bytes */
+    if (pool->destroy_pending && pool->used_bytes == 0) {
+        sim_pool_release(pool, 0);
+        pool_unlink_free(pool);
+    }
+}
+
+static CUresult pool_alloc(CUdeviceptr *dptr, size_t bytesize, sim_pool_t *pool, CUstream hStream)
+{
+    int dev, stream_dev;
+    CUresult rc = sim_current_device(&dev);
+    if (rc != CUDA_SUCCESS)
+        return rc;
+    if (!sim_valid_stream(hStream, &stream_dev))
+        return CUDA_ERROR_INVALID_HANDLE;
+    if (!dptr || bytesize == 0)
+        return CUDA_ERROR_INVALID_VALUE;
+    if (!pool && !(pool = sim_pool_default(stream_dev < 0 ? dev : stream_dev)))
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    size_t charged = sim_round_up(bytesize, SIM_ALIGN_BYTES);
+    if (charged < bytesize)
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    if (pool->used_bytes + charged > pool->reserved_bytes) {
+        size_t grow =
+            sim_round_up(pool->used_bytes + charged, SIM_GRAN_BYTES) - pool->reserved_bytes;
+        if ((rc = sim_charge(pool->device, grow)) != CUDA_SUCCESS)
+            return rc;
+        pool->reserved_bytes += grow;
+        if (pool->reserved_bytes > pool->reserved_high_bytes)
+            pool->reserved_high_bytes = pool->reserved_bytes;
+    }
+    CUdeviceptr base = sim_va_take(pool->device, bytesize, SIM_ALIGN_BYTES);
+    sim_alloc_t *a = base ? sim_alloc_add(base, bytesize, 0, SIM_KIND_ASYNC, pool->device) : NULL;
+    if (!a)
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    a->pool = pool;
+    a->charged_bytes = charged; /* counted in the pool's used bytes; see sim_async_free */
+    pool->used_bytes += charged;
+    if (pool->used_bytes > pool->used_high_bytes)
+        pool->used_high_bytes = pool->used_bytes;
+    *dptr = base;
+    return CUDA_SUCCESS;
+}
+
+/* sim_alloc_remove uncharges charged_bytes from the device, but a pool allocation's bytes belong
+ * to the pool's reservation: sim_async_free zeroes charged_bytes before removal. */
+static CUresult pool_free(CUdeviceptr dptr, CUstream hStream)
+{
+    int dev;
+    CUresult rc = sim_current_device(&dev);
+    if (rc != CUDA_SUCCESS)
+        return rc;
+    if (!sim_valid_stream(hStream, NULL))
+        return CUDA_ERROR_INVALID_HANDLE;
+    sim_alloc_t *a = sim_alloc_find(dptr);
+    if (!a || (a->kind != SIM_KIND_ASYNC && a->kind != SIM_KIND_DEVICE &&
+               a->kind != SIM_KIND_GRAPH && a->kind != SIM_KIND_MANAGED))
+        return CUDA_ERROR_INVALID_VALUE;
+    if (a->kind == SIM_KIND_ASYNC)
+        sim_async_free(a);
+    else if (a->kind == SIM_KIND_GRAPH)
+        sim_graph_free(a);
+    sim_alloc_remove(a);
+    return CUDA_SUCCESS;
+}
+
+SIM_EXPORT CUresult cuMemAllocAsync(CUdeviceptr *dptr, size_t bytesize, CUstream hStream)
+{
+    SIM_LOCK();
+    CUresult rc = pool_alloc(dptr, bytesize, NULL, hStream);
+    SIM_UNLOCK();
+    return rc;
+}
+
+SIM_EXPORT CUresult cuMemAllocAsync_ptsz(CUdeviceptr *dptr, size_t bytesize, CUstream hStream)
+{
+    return cuMemAllocAsync(dptr, bytesize, hStream);
+}
+
+SIM_EXPORT CUresult cuMemAllocFromPoolAsync(CUdeviceptr *dptr, size_t bytesize, CUmemoryPool pool,
+                                            CUstream hStream)
+{
+    SIM_LOCK();
+    sim_pool_t *p = pool_lookup(pool);
+    CUresult rc = p ? pool_alloc(dptr, bytesize, p, hStream) : CUDA_ERROR_INVALID_VALUE;
+    SIM_UNLOCK();
+    return rc;
+}
+
+SIM_EXPORT CUresult cuMemAllocFromPoolAsync_ptsz(CUdeviceptr *dptr, size_t bytesize,
+                                                 CUmemoryPool pool, CUstream hStream)
+{
+    return cuMemAllocFromPoolAsync(dptr, bytesize, pool, hStream);
+}
+
+SIM_EXPORT CUresult cuMemFreeAsync(CUdeviceptr dptr, CUstream hStream)
+{
+    SIM_LOCK();
+    CUresult rc = pool_free(dptr, hStream);
+    SIM_UNLOCK();
+    return rc;
+}
+
+SIM_EXPORT CUresult cuMemFreeAsync_ptsz(CUdeviceptr dptr, CUstream hStream)
+{
+    return cuMemFreeAsync(dptr, hStream);
+}
+
+/* ---- pools ------------------------------------------------------------------------------- */
+
+SIM_EXPORT CUresult cuMemPoolCreate(CUmemoryPool *pool, const CUmemPoolProps *poolProps)
+{
+    if (!sim_initialized)
+        return CUDA_ERROR_NOT_INITIALIZED;
+    if (!pool || !poolProps || poolProps->allocType != CU_MEM_ALLOCATION_TYPE_PINNED ||
+        poolProps->location.type != CU_MEM_LOCATION_TYPE_DEVICE || poolProps->location.id < 0 ||
+        poolProps->location.id >= sim_n_devices)
+        return CUDA_ERROR_INVALID_VALUE;
+    sim_pool_t *p = calloc(1, sizeof *p);
+    if (!p)
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    p->device = poolProps->location.id;
+    p->reuse[0] = p->reuse[1] = p->reuse[2] = 1;
+    SIM_LOCK();
+    p->next = sim_pools;
+    sim_pools = p;
+    SIM_UNLOCK();
+    *pool = (CUmemoryPool)p;
+    return CUDA_SUCCESS;
+}
+
+/* A pool with allocations outstanding goes away when the last one is freed (cuda.h). */
+SIM_EXPORT CUresult cuMemPoolDestroy(CUmemoryPool pool)
+{
+    if (!sim_initialized)
+        return CUDA_ERROR_NOT_INITIALIZED;
+    SIM_LOCK();
+    sim_pool_t *p = pool_lookup(pool);
+    CUresult rc = CUDA_SUCCESS;
+    if (!p || p->is_default) {
+        rc = CUDA_ERROR_INVALID_VALUE;
+    } else {
+        sim_device_t *d = &sim_devices[p->device];
+        if (d->current_pool == p)
+            d->current_pool = d->default_pool;
+        if (p->used_bytes) {
+            p->destroy_pending = 1;
+        } else {
+            sim_pool_release(p, 0);
+            pool_unlink_free(p);
+        }
+    }
+    SIM_UNLOCK();
+    return rc;
+}
+
+SIM_EXPORT CUresult cuMemPoolTrimTo(CUmemoryPool pool, size_t minBytesToKeep)
+{
+    if (!sim_initialized)
+        return CUDA_ERROR_NOT_INITIALIZED;
+    SIM_LOCK();
+    sim_pool_t *p = pool_lookup(pool);
+    if (p)
+        sim_pool_release(p, minBytesToKeep);
+    SIM_UNLOCK();
+    return p ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+}
+
+SIM_EXPORT CUresult cuMemPoolGetAttribute(CUmemoryPool pool, CUmemPool_attribute attr, void *value)
+{
+    if (!sim_initialized)
+        return CUDA_ERROR_NOT_INITIALIZED;
+    if (!value)
+        return CUDA_ERROR_INVALID_VALUE;
+    SIM_LOCK();
+    sim_pool_t *p = pool_lookup(pool);
+    CUresult rc = p ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+    if (p) {
+        switch (attr) {
+        case CU_MEMPOOL_ATTR_REUSE_FOLLOW_EVENT_DEPENDENCIES:
+        case CU_MEMPOOL_ATTR_REUSE_ALLOW_OPPORTUNISTIC:
+        case CU_MEMPOOL_ATTR_REUSE_ALLOW_INTERNAL_DEPENDENCIES:
+            *(int *)value = p->reuse[attr - CU_MEMPOOL_ATTR_REUSE_FOLLOW_EVENT_DEPENDENCIES];
+            break;
+        case CU_MEMPOOL_ATTR_RELEASE_THRESHOLD:
+            *(cuuint64_t *)value = p->release_threshold_bytes;
+            break;
+        case CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT:
+            *(cuuint64_t *)value = p->reserved_bytes;
+            break;
+        case CU_MEMPOOL_ATTR_RESERVED_MEM_HIGH:
+            *(cuuint64_t *)value = p->reserved_high_bytes;
+            break;
+        case CU_MEMPOOL_ATTR_USED_MEM_CURRENT:
+            *(cuuint64_t *)value = p->used_bytes;
+            break;
+        case CU_MEMPOOL_ATTR_USED_MEM_HIGH:
+            *(cuuint64_t *)value = p->used_high_bytes;
+            break;
+        default:
+            rc = CUDA_ERROR_INVALID_VALUE;
+        }
+    }
+    SIM_UNLOCK();
+    return rc;
+}
+
+/* The high watermarks can only be reset (set to 0), as on the real driver. */
+SIM_EXPORT CUresult cuMemPoolSetAttribute(CUmemoryPool pool, CUmemPool_attribute attr, void *value)
+{
+    if (!sim_initialized)
+        return CUDA_ERROR_NOT_INITIALIZED;
+    if (!value)
+        return CUDA_ERROR_INVALID_VALUE;
+    SIM_LOCK();
+    sim_pool_t *p = pool_lookup(pool);
+    CUresult rc = p ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+    if (p) {
+        switch (attr) {
+        case CU_MEMPOOL_ATTR_REUSE_FOLLOW_EVENT_DEPENDENCIES:
+        case CU_MEMPOOL_ATTR_REUSE_ALLOW_OPPORTUNISTIC:
+        case CU_MEMPOOL_ATTR_REUSE_ALLOW_INTERNAL_DEPENDENCIES:
+            p->reuse[attr - CU_MEMPOOL_ATTR_REUSE_FOLLOW_EVENT_DEPENDENCIES] = *(int *)value != 0;
+            break;
+        case CU_MEMPOOL_ATTR_RELEASE_THRESHOLD:
+            p->release_threshold_bytes = *(cuuint64_t *)value;
+            break;
+        case CU_MEMPOOL_ATTR_RESERVED_MEM_HIGH:
+            if (*(cuuint64_t *)value != 0)
+                rc = CUDA_ERROR_INVALID_VALUE;
+            else
+                p->reserved_high_bytes = p->reserved_bytes;
+            break;
+        case CU_MEMPOOL_ATTR_USED_MEM_HIGH:
+            if (*(cuuint64_t *)value != 0)
+                rc = CUDA_ERROR_INVALID_VALUE;
+            else
+                p->used_high_bytes = p->used_bytes;
+            break;
+        default:
+            rc = CUDA_ERROR_INVALID_VALUE;
+        }
+    }
+    SIM_UNLOCK();
+    return rc;
+}
+
+SIM_EXPORT CUresult cuDeviceGetDefaultMemPool(CUmemoryPool *pool_out, CUdevice dev)
+{
+    CUresult rc = sim_check_device(dev);
+    if (rc != CUDA_SUCCESS)
+        return rc;
+    if (!pool_out)
+        return CUDA_ERROR_INVALID_VALUE;
+    SIM_LOCK();
+    sim_pool_default(dev);
+    sim_pool_t *p = sim_devices[dev].default_pool;
+    SIM_UNLOCK();
+    if (!p)
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    *pool_out = (CUmemoryPool)p;
+    return CUDA_SUCCESS;
+}
+
+/* ---- graphs and graph memory ------------------------------------------------------------- */
+
+typedef struct sim_graph_node_s {
+    int is_alloc;
+    int device;
+    CUdeviceptr dptr;
+    size_t size_bytes;
+    struct sim_graph_node_s *next;
+} sim_graph_node_t;
+
+typedef struct sim_graph_s {
+    sim_graph_node_t *nodes;
+    struct sim_graph_s *next;
+} sim_graph_t;
+
+typedef struct sim_graph_exec_s {
+    sim_graph_t *graph; /* the graph's nodes at instantiation (shared; graphs are not edited) */
+    struct sim_graph_exec_s *next;
+} sim_graph_exec_t;
+
+static sim_graph_t *sim_graphs;
+static sim_graph_exec_t *sim_graph_execs;
+
+static sim_graph_t *graph_lookup(CUgraph h)
+{
+    for (sim_graph_t *g = sim_graphs; g; g = g->next)
+        if ((CUgraph)g == h)
+            return g;
+    return NULL;
+}
+
+static sim_graph_exec_t *exec_lookup(CUgraphExec h)
+{
+    for (sim_graph_exec_t *e = sim_graph_execs; e; e = e->next)
+        if ((CUgraphExec)e == h)
+            return e;
+    return NULL;
+}
+
+/* Takes a graph allocation out of its device's used graph memory (reservation stays). */
+void sim_graph_free(sim_alloc_t *a)
+{
+    sim_devices[a->device].graph_used_bytes -= a->charged_bytes;
+    a->charged_bytes = 0;
+}
+
+SIM_EXPORT CUresult cuGraphCreate(CUgraph *phGraph, unsigned int flags)
+{
+    if (!sim_initialized)
+        return CUDA_ERROR_NOT_INITIALIZED;
+    if (!phGraph || flags != 0)
+        return CUDA_ERROR_INVALID_VALUE;
+    sim_graph_t *g = calloc(1, sizeof *g);
+    if (!g)
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    SIM_LOCK();
+    g->next = sim_graphs;
+    sim_graphs = g;
+    SIM_UNLOCK();
+    *phGraph = (CUgraph)g;
+    return CUDA_SUCCESS;
+}
+
+SIM_EXPORT CUresult cuGraphDestroy(CUgraph hGraph)
+{
+    if (!sim_initialized)
+        return CUDA_ERROR_NOT_INITIALIZED;
+    SIM_LOCK();
+    CUresult rc = CUDA_ERROR_INVALID_VALUE;
+    for (sim_graph_t **pp = &sim_graphs; *pp; pp = &(*pp)->next) {
+        sim_graph_t *g = *pp;
+        if ((CUgraph)g != hGraph)
+            continue;
+        int in_use = 0;
+        for (sim_graph_exec_t *e = sim_graph_execs; e; e = e->next)
+            in_use |= e->graph == g;
+        if (in_use) { /* executables keep the nodes; the graph handle just goes away */
+            *pp = g->next;
+            g->next = NULL;
+        } else {
+            *pp = g->next;
+            while (g->nodes) {
+                sim_graph_node_t *n = g->nodes;
+                g->nodes = n->next;
+                free(n);
+            }
+            free(g);
+        }
+        rc = CUDA_SUCCESS;
+        break;
+    }
+    SIM_UNLOCK();
+    return rc;
+}
+
+static CUresult add_node(CUgraphNode *phGraphNode, CUgraph hGraph, sim_graph_node_t proto)
+{
+    sim_graph_t *g = graph_lookup(hGraph);
+    if (!g || !phGraphNode)
+        return CUDA_ERROR_INVALID_VALUE;
+    sim_graph_node_t *n = malloc(sizeof *n);
+    if (!n)
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    *n = proto;
+    n->next = g->nodes;
+    g->nodes = n;
+    *phGraphNode = (CUgraphNode)n;
+    return CUDA_SUCCESS;
+}
+
+/* The address is fixed when the node is added; the memory exists once the graph runs. */
+SIM_EXPORT CUresult cuGraphAddMemAllocNode(CUgraphNode *phGraphNode, CUgraph hGraph,
+                                           const CUgraphNode *dependencies, size_t numDependencies,
+                                           CUDA_MEM_ALLOC_NODE_PARAMS *nodeParams)
+{
+    if (!sim_initialized)
+        return CUDA_ERROR_NOT_INITIALIZED;
+    if (!nodeParams || nodeParams->bytesize == 0 || (numDependencies && !dependencies) ||
+        nodeParams->poolProps.allocType != CU_MEM_ALLOCATION_TYPE_PINNED ||
+        nodeParams->poolProps.location.type != CU_MEM_LOCATION_TYPE_DEVICE ||
+        nodeParams->poolProps.location.id < 0 || nodeParams->poolProps.location.id >= sim_n_devices)
+        return CUDA_ERROR_INVALID_VALUE;
+    int dev = nodeParams->poolProps.location.id;
+    SIM_LOCK();
+    CUdeviceptr base = sim_va_take(dev, nodeParams->bytesize, SIM_ALIGN_BYTES);
+    sim_graph_node_t proto = {1, dev, base, nodeParams->bytesize, NULL};
+    CUresult rc = base ? add_node(phGraphNode, hGraph, proto) : CUDA_ERROR_OUT_OF_MEMORY;
+    if (rc == CUDA_SUCCESS)
+        nodeParams->dptr = base;
+    SIM_UNLOCK();
+    return rc;
+}
+
+SIM_EXPORT CUresult cuGraphAddMemFreeNode(CUgraphNode *phGraphNode, CUgraph hGraph,
+                                          const CUgraphNode *dependencies, size_t numDependencies,
+                                          CUdeviceptr dptr)
+{
+    if (!sim_initialized)
+        return CUDA_ERROR_NOT_INITIALIZED;
+    if (!dptr || (numDependencies && !dependencies))
+        return CUDA_ERROR_INVALID_VALUE;
+    SIM_LOCK();
+    sim_graph_node_t proto = {0, 0, dptr, 0, NULL};
+    CUresult rc = add_node(phGraphNode, hGraph, proto);
+    SIM_UNLOCK();
+    return rc;
+}
+
+SIM_EXPORT CUresult cuGraphInstantiateWithFlags(CUgraphExec *phGraphExec, CUgraph hGraph,
+                                                unsigned long long flags)
+{
+    if (!sim_initialized)
+        return CUDA_ERROR_NOT_INITIALIZED;
+    if (!phGraphExec)
+        return CUDA_ERROR_INVALID_VALUE;
+    SIM_LOCK();
+    sim_graph_t *g = graph_lookup(hGraph);
+    sim_graph_exec_t *e = g ? calloc(1, sizeof *e) : NULL;
+    CUresult rc = !g ? CUDA_ERROR_INVALID_VALUE : !e ? CUDA_ERROR_OUT_OF_MEMORY : CUDA_SUCCESS;
+    (void)flags;
+    if (e) {
+        e->graph = g;
+        e->next = sim_graph_execs;
+        sim_graph_execs = e;
+        *phGraphExec = (CUgraphExec)e;
+    }
+    SIM_UNLOCK();
+    return rc;
+}
+
+/* Runs the graph's memory nodes: allocation nodes become live (reserving graph memory as
+ * needed), free nodes end them. Relaunching while a graph allocation is still live fails, as the
+ * real driver refuses it. */
+static CUresult graph_launch(CUgraphExec hGraphExec, CUstream hStream)
+{
+    int dev;
+    CUresult rc = sim_current_device(&dev);
+    if (rc != CUDA_SUCCESS)
+        return rc;
+    if (!sim_valid_stream(hStream, NULL))
+        return CUDA_ERROR_INVALID_HANDLE;
+    sim_graph_exec_t *e = exec_lookup(hGraphExec);
+    if (!e)
+        return CUDA_ERROR_INVALID_VALUE;
+    sim_graph_node_t *n;
+    for (n = e->graph->nodes; n; n = n->next)
+        if (n->is_alloc && sim_alloc_find(n->dptr))
+            return CUDA_ERROR_INVALID_VALUE;
+    for (n = e->graph->nodes; n; n = n->next) {
+        if (!n->is_alloc)
+            continue;
+        sim_device_t *d = &sim_devices[n->device];
+        size_t charged = sim_round_up(n->size_bytes, SIM_ALIGN_BYTES);
+        size_t need = d->graph_used_bytes + charged;
+        if (need > d->graph_reserved_bytes) {
+            size_t grow = sim_round_up(need, SIM_GRAN_BYTES) - d->graph_reserved_bytes;
+            if ((rc = sim_charge(n->device, grow)) != CUDA_SUCCESS)
+                return rc;
+            d->graph_reserved_bytes += grow;
+            if (d->graph_reserved_bytes > d->graph_reserved_high_bytes)
+                d->graph_reserved_high_bytes = d->graph_reserved_bytes;
+        }
+        sim_alloc_t *a = sim_alloc_add(n->dptr, n->size_bytes, 0, SIM_KIND_GRAPH, n->device);
+        if (!a)
+            return CUDA_ERROR_OUT_OF_MEMORY;
+        a->charged_bytes = charged; /* counted in graph_used_bytes; see sim_graph_free */
+        d->graph_used_bytes = need;
+        if (need > d->graph_used_high_bytes)
+            d->graph_used_high_bytes = need;
+    }
+    for (n = e->graph->nodes; n; n = n->next) {
+        sim_alloc_t *a = n->is_alloc ? NULL : sim_alloc_find(n->dptr);
+        if (a && a->kind == SIM_KIND_GRAPH) {
+            sim_graph_free(a);
+            sim_alloc_remove(a);
+        }
+    }
+    return CUDA_SUCCESS;
+}
+
+SIM_EXPORT CUresult cuGraphLaunch(CUgraphExec hGraphExec, CUstream hStream)
+{
+    SIM_LOCK();
+    CUresult rc = graph_launch(hGraphExec, hStream);
+    SIM_UNLOCK();
+    return rc;
+}
+
+SIM_EXPORT CUresult cuGraphLaunch_ptsz(CUgraphExec hGraphExec, CUstream hStream)
+{
+    return cuGraphLaunch(hGraphExec, hStream);
+}
+
+SIM_EXPORT CUresult cuGraphExecDestroy(CUgraphExec hGraphExec)
+{
+    if (!sim_initialized)
+        return CUDA_ERROR_NOT_INITIALIZED;
+    SIM_LOCK();
+    CUresult rc = CUDA_ERROR_INVALID_VALUE;
+    for (sim_graph_exec_t **pp = &sim_graph_execs; *pp; pp = &(*pp)->next) {
+        if ((CUgraphExec)*pp == hGraphExec) {
+            sim_graph_exec_t *e = *pp;
+            *pp = e->next;
+            free(e);
+            rc = CUDA_SUCCESS;
+            break;
+        }
+    }
+    SIM_UNLOCK();
+    return rc;
+}
+
+SIM_EXPORT CUresult cuDeviceGraphMemTrim(CUdevice device)
+{
+    CUresult rc = sim_check_device(device);
+    if (rc != CUDA_SUCCESS)
+        return rc;
+    SIM_LOCK();
+    sim_device_t *d = &sim_devices[device];
+    size_t keep = sim_round_up(d->graph_used_bytes, SIM_GRAN_BYTES);
+    if (d->graph_reserved_bytes > keep) {
+        sim_uncharge(device, d->graph_reserved_bytes - keep);
+        d->graph_reserved_bytes = keep;
+    }
+    SIM_UNLOCK();
+    return CUDA_SUCCESS;
+}
+
+SIM_EXPORT CUresult cuDeviceGetGraphMemAttribute(CUdevice device, CUgraphMem_attribute attr,
+                                                 void *value)
+{
+    CUresult rc = sim_check_device(device);
+    if (rc != CUDA_SUCCESS)
+        return rc;
+    if (!value)
+        return CUDA_ERROR_INVALID_VALUE;
+    SIM_LOCK();
+    sim_device_t *d = &sim_devices[device];
+    switch (attr) {
+    case CU_GRAPH_MEM_ATTR_USED_MEM_CURRENT:
+        *(cuuint64_t *)value = d->graph_used_bytes;
+        break;
+    case CU_GRAPH_MEM_ATTR_USED_MEM_HIGH:
+        *(cuuint64_t *)value = d->graph_used_high_bytes;
+        break;
+    case CU_GRAPH_MEM_ATTR_RESERVED_MEM_CURRENT:
+        *(cuuint64_t *)value = d->graph_reserved_bytes;
+        break;
+    case CU_GRAPH_MEM_ATTR_RESERVED_MEM_HIGH:
+        *(cuuint64_t *)value = d->graph_reserved_high_bytes;
+        break;
+    default:
+        rc = CUDA_ERROR_INVALID_VALUE;
+    }
+    SIM_UNLOCK();
+    return rc;
+}

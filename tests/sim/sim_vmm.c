@@ -1,0 +1,322 @@
+/* SPDX-License-Identifier: MIT */
+/* The simulated driver's virtual memory management: physical handles (cuMemCreate) charged to a
+ * device at creation and released when the last reference and the last mapping are gone, address
+ * reservations that cost nothing, and mappings of handles into reservations. */
+#include <stdlib.h>
+#include "sim_internal.h"
+
+typedef struct vmm_handle_s {
+    CUmemGenericAllocationHandle id;
+    size_t size_bytes;
+    int device;        /* -1 for host-located memory (HOST, HOST_NUMA): not device memory */
+    unsigned refcount; /* cuMemCreate + cuMemRetainAllocationHandle − cuMemRelease */
+    unsigned n_mappings;
+    void *backing; /* contents, shared by every mapping of the handle */
+    UT_hash_handle hh;
+} vmm_handle_t;
+
+typedef struct vmm_reservation_s {
+    CUdeviceptr base;
+    size_t size_bytes;
+    struct vmm_reservation_s *next;
+} vmm_reservation_t;
+
+typedef struct vmm_mapping_s {
+    CUdeviceptr base;
+    size_t size_bytes;
+    size_t offset_bytes;
+    vmm_handle_t *handle;
+    int access_set;
+    struct vmm_mapping_s *next;
+} vmm_mapping_t;
+
+static vmm_handle_t *vmm_handles;
+static vmm_reservation_t *vmm_reservations;
+static vmm_mapping_t *vmm_mappings;
+static CUmemGenericAllocationHandle vmm_next_id = 0x1000;
+static CUdeviceptr vmm_next_va = SIM_VMM_VA_BASE;
+
+static vmm_handle_t *handle_find(CUmemGenericAllocationHandle id)
+{
+    vmm_handle_t *h;
+    HASH_FIND(hh, vmm_handles, &id, sizeof id, h);
+    return h;
+}
+
+static void handle_maybe_free(vmm_handle_t *h)
+{
+    if (h->refcount || h->n_mappings)
+        return;
+    HASH_DEL(vmm_handles, h);
+    if (h->device >= 0)
+        sim_uncharge(h->device, h->size_bytes);
+    if (h->backing)
+        sim_host_unmap(h->backing, h->size_bytes);
+    free(h);
+}
+
+/* Valid allocation properties: pinned, on an existing device or on the host. Returns the device
+ * ordinal, -1 for host memory, or -2 when invalid. */
+static int prop_device(const CUmemAllocationProp *prop)
+{
+    if (!prop || prop->type != CU_MEM_ALLOCATION_TYPE_PINNED)
+        return -2;
+    switch (prop->location.type) {
+    case CU_MEM_LOCATION_TYPE_DEVICE:
+        return prop->location.id >= 0 && prop->location.id < sim_n_devices ? prop->location.id : -2;
+    case CU_MEM_LOCATION_TYPE_HOST:
+    case CU_MEM_LOCATION_TYPE_HOST_NUMA:
+    case CU_MEM_LOCATION_TYPE_HOST_NUMA_CURRENT:
+        return -1;
+    default:
+        return -2;
+    }
+}
+
+void *sim_vmm_resolve(CUdeviceptr ptr, size_t len)
+{
+    for (vmm_mapping_t *m = vmm_mappings; m; m = m->next) {
+        if (ptr < m->base || ptr - m->base >= m->size_bytes ||
+            len > m->size_bytes - (ptr - m->base))
+            continue;
+        vmm_handle_t *h = m->handle;
+        if (!h->backing && !(h->backing = sim_host_map(h->size_bytes)))
+            return NULL;
+        return (char *)h->backing + m->offset_bytes + (ptr - m->base);
+    }
+    return NULL;
+}
+
+SIM_EXPORT CUresult cuMemGetAllocationGranularity(size_t *granularity,
+                                                  const CUmemAllocationProp *prop,
+                                                  CUmemAllocationGranularity_flags option)
+{
+    if (!sim_initialized)
+        return CUDA_ERROR_NOT_INITIALIZED;
+    if (!granularity || prop_device(prop) == -2 ||
+        (option != CU_MEM_ALLOC_GRANULARITY_MINIMUM &&
+         option != CU_MEM_ALLOC_GRANULARITY_RECOMMENDED))
+        return CUDA_ERROR_INVALID_VALUE;
+    *granularity = SIM_GRAN_BYTES;
+    return CUDA_SUCCESS;
+}
+
+SIM_EXPORT CUresult cuMemCreate(CUmemGenericAllocationHandle *handle, size_t size,
+                                const CUmemAllocationProp *prop, unsigned long long flags)
+{
+    if (!sim_initialized)
+        return CUDA_ERROR_NOT_INITIALIZED;
+    int dev = prop_device(prop);
+    if (!handle || dev == -2 || size == 0 || size % SIM_GRAN_BYTES || flags != 0)
+        return CUDA_ERROR_INVALID_VALUE;
+    vmm_handle_t *h = calloc(1, sizeof *h);
+    if (!h)
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    SIM_LOCK();
+    CUresult rc = dev >= 0 ? sim_charge(dev, size) : CUDA_SUCCESS;
+    if (rc == CUDA_SUCCESS) {
+        h->id = vmm_next_id++;
+        h->size_bytes = size;
+        h->device = dev;
+        h->refcount = 1;
+        HASH_ADD(hh, vmm_handles, id, sizeof h->id, h);
+        *handle = h->id;
+    } else {
+        free(h);
+    }
+    SIM_UNLOCK();
+    return rc;
+}
+
+SIM_EXPORT CUresult cuMemRelease(CUmemGenericAllocationHandle handle)
+{
+    if (!sim_initialized)
+        return CUDA_ERROR_NOT_INITIALIZED;
+    SIM_LOCK();
+    vmm_handle_t *h = handle_find(handle);
+    CUresult rc = h && h->refcount ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+    if (rc == CUDA_SUCCESS) {
+        h->refcount--;
+        handle_maybe_free(h);
+    }
+    SIM_UNLOCK();
+    return rc;
+}
+
+SIM_EXPORT CUresult cuMemAddressReserve(CUdeviceptr *ptr, size_t size, size_t alignment,
+                                        CUdeviceptr addr, unsigned long long flags)
+{
+    if (!sim_initialized)
+        return CUDA_ERROR_NOT_INITIALIZED;
+    if (!ptr || size == 0 || size % SIM_GRAN_BYTES || flags != 0 || (alignment & (alignment - 1)))
+        return CUDA_ERROR_INVALID_VALUE;
+    (void)addr; /* a hint; the simulator always picks a fresh range, which the driver may do */
+    size_t align = alignment > SIM_GRAN_BYTES ? alignment : SIM_GRAN_BYTES;
+    vmm_reservation_t *r = calloc(1, sizeof *r);
+    if (!r)
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    SIM_LOCK();
+    CUdeviceptr base = sim_round_up(vmm_next_va, align);
+    CUresult rc = CUDA_SUCCESS;
+    if (base >= SIM_VA_BASE || size > SIM_VA_BASE - base) {
+        rc = CUDA_ERROR_OUT_OF_MEMORY;
+        free(r);
+    } else {
+        vmm_next_va = base + size;
+        r->base = base;
+        r->size_bytes = size;
+        r->next = vmm_reservations;
+        vmm_reservations = r;
+        *ptr = base;
+    }
+    SIM_UNLOCK();
+    return rc;
+}
+
+SIM_EXPORT CUresult cuMemAddressFree(CUdeviceptr ptr, size_t size)
+{
+    if (!sim_initialized)
+        return CUDA_ERROR_NOT_INITIALIZED;
+    SIM_LOCK();
+    CUresult rc = CUDA_ERROR_INVALID_VALUE;
+    for (vmm_reservation_t **pp = &vmm_reservations; *pp; pp = &(*pp)->next) {
+        vmm_reservation_t *r = *pp;
+        if (r->base != ptr || r->size_bytes != size)
+            continue;
+        int mapped = 0;
+        for (vmm_mapping_t *m = vmm_mappings; m; m = m->next)
+            mapped |= m->base >= r->base && m->base - r->base < r->size_bytes;
+        if (!mapped) {
+            *pp = r->next;
+            free(r);
+            rc = CUDA_SUCCESS;
+        }
+        break;
+    }
+    SIM_UNLOCK();
+    return rc;
+}
+
+static int inside_reservation(CUdeviceptr ptr, size_t size)
+{
+    for (vmm_reservation_t *r = vmm_reservations; r; r = r->next)
+        if (ptr >= r->base && ptr - r->base <= r->size_bytes &&
+            size <= r->size_bytes - (ptr - r->base))
+            return 1;
+    return 0;
+}
+
+SIM_EXPORT CUresult cuMemMap(CUdeviceptr ptr, size_t size, size_t offset,
+                             CUmemGenericAllocationHandle handle, unsigned long long flags)
+{
+    if (!sim_initialized)
+        return CUDA_ERROR_NOT_INITIALIZED;
+    if (size == 0 || size % SIM_GRAN_BYTES || ptr % SIM_GRAN_BYTES || offset % SIM_GRAN_BYTES ||
+        flags != 0)
+        return CUDA_ERROR_INVALID_VALUE;
+    SIM_LOCK();
+    vmm_handle_t *h = handle_find(handle);
+    CUresult rc = CUDA_SUCCESS;
+    if (!h || !h->refcount || offset > h->size_bytes || size > h->size_bytes - offset ||
+        !inside_reservation(ptr, size))
+        rc = CUDA_ERROR_INVALID_VALUE;
+    for (vmm_mapping_t *m = vmm_mappings; rc == CUDA_SUCCESS && m; m = m->next)
+        if (m->base < ptr + size && ptr < m->base + m->size_bytes)
+            rc = CUDA_ERROR_ALREADY_MAPPED;
+    vmm_mapping_t *m = rc == CUDA_SUCCESS ? calloc(1, sizeof *m) : NULL;
+    if (rc == CUDA_SUCCESS && !m)
+        rc = CUDA_ERROR_OUT_OF_MEMORY;
+    if (m) {
+        m->base = ptr;
+        m->size_bytes = size;
+        m->offset_bytes = offset;
+        m->handle = h;
+        m->next = vmm_mappings;
+        vmm_mappings = m;
+        h->n_mappings++;
+    }
+    SIM_UNLOCK();
+    return rc;
+}
+
+/* The range must cover whole mappings: every mapping it touches must lie inside it. */
+SIM_EXPORT CUresult cuMemUnmap(CUdeviceptr ptr, size_t size)
+{
+    if (!sim_initialized)
+        return CUDA_ERROR_NOT_INITIALIZED;
+    if (size == 0)
+        return CUDA_ERROR_INVALID_VALUE;
+    SIM_LOCK();
+    CUresult rc = CUDA_SUCCESS;
+    int n_inside = 0;
+    for (vmm_mapping_t *m = vmm_mappings; m; m = m->next) {
+        int overlaps = m->base < ptr + size && ptr < m->base + m->size_bytes;
+        int inside = m->base >= ptr && m->base + m->size_bytes <= ptr + size;
+        if (overlaps && !inside)
+            rc = CUDA_ERROR_INVALID_VALUE;
+        n_inside += inside;
+    }
+    if (rc == CUDA_SUCCESS && n_inside == 0)
+        rc = CUDA_ERROR_INVALID_VALUE;
+    for (vmm_mapping_t **pp = &vmm_mappings; rc == CUDA_SUCCESS && *pp;) {
+        vmm_mapping_t *m = *pp;
+        if (m->base >= ptr && m->base + m->size_bytes <= ptr + size) {
+            *pp = m->next;
+            m->handle->n_mappings--;
+            handle_maybe_free(m->handle);
+            free(m);
+        } else {
+            pp = &m->next;
+        }
+    }
+    SIM_UNLOCK();
+    return rc;
+}
+
+SIM_EXPORT CUresult cuMemSetAccess(CUdeviceptr ptr, size_t size, const CUmemAccessDesc *desc,
+                                   size_t count)
+{
+    if (!sim_initialized)
+        return CUDA_ERROR_NOT_INITIALIZED;
+    if (!desc || count == 0 || size == 0)
+        return CUDA_ERROR_INVALID_VALUE;
+    for (size_t i = 0; i < count; i++) {
+        if (desc[i].location.type != CU_MEM_LOCATION_TYPE_DEVICE || desc[i].location.id < 0 ||
+            desc[i].location.id >= sim_n_devices ||
+            (desc[i].flags != CU_MEM_ACCESS_FLAGS_PROT_NONE &&
+             desc[i].flags != CU_MEM_ACCESS_FLAGS_PROT_READ &&
+             desc[i].flags != CU_MEM_ACCESS_FLAGS_PROT_READWRITE))
+            return CUDA_ERROR_INVALID_VALUE;
+    }
+    SIM_LOCK();
+    size_t covered = 0;
+    for (vmm_mapping_t *m = vmm_mappings; m; m = m->next) {
+        if (m->base >= ptr && m->base + m->size_bytes <= ptr + size) {
+            covered += m->size_bytes;
+            m->access_set = 1;
+        }
+    }
+    SIM_UNLOCK();
+    return covered == size ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+}
+
+SIM_EXPORT CUresult cuMemRetainAllocationHandle(CUmemGenericAllocationHandle *handle, void *addr)
+{
+    if (!sim_initialized)
+        return CUDA_ERROR_NOT_INITIALIZED;
+    if (!handle)
+        return CUDA_ERROR_INVALID_VALUE;
+    SIM_LOCK();
+    CUresult rc = CUDA_ERROR_INVALID_VALUE;
+    for (vmm_mapping_t *m = vmm_mappings; m; m = m->next) {
+        CUdeviceptr p = (CUdeviceptr)addr;
+        if (p >= m->base && p - m->base < m->size_bytes) {
+            m->handle->refcount++;
+            *handle = m->handle->id;
+            rc = CUDA_SUCCESS;
+            break;
+        }
+    }
+    SIM_UNLOCK();
+    return rc;
+}
