@@ -1,3 +1,142 @@
 /* SPDX-License-Identifier: MIT */
-/* placeholder: filled in by the capture-init work */
+/* Process-wide capture state: the lazy UNINIT -> INITING -> ON / OFF state machine every shim
+ * goes through (STYLE §3.4), the fork-child reset and the annotation state. Init may run inside
+ * any hook, before our constructor and in a fork child, so nothing here allocates or uses
+ * stdio or getenv; the only non-AS-safe call is pthread_atfork, made once. */
 #include "vt_internal.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <sys/auxv.h>
+#include <unistd.h>
+
+__thread int vt_in_hook __attribute__((tls_model("initial-exec")));
+
+static _Atomic int vt_state_ = VT_STATE_UNINIT;
+static atomic_bool vt_paused_;
+static atomic_ulong vt_n_marks_;
+static bool vt_atfork_registered; /* written only by the thread that holds INITING */
+
+/* vt_init_decide: the state init settles in. A secure-execution process (setuid, setgid, file
+ * capabilities: AT_SECURE) stays OFF, because its environment belongs to a less privileged
+ * caller and a trace file would be written with the raised privileges; VRAMTRACE_DISABLE
+ * likewise. Pure, so tests can cover the AT_SECURE branch without a setuid binary. */
+vt_state_t vt_init_decide(bool secure, bool disabled)
+{
+    return secure || disabled ? VT_STATE_OFF : VT_STATE_ON;
+}
+
+static void atfork_child(void)
+{
+    vt_reset_after_fork();
+}
+
+/* Runs once per process (and once more in each traced fork child) in the thread that won the
+ * UNINIT -> INITING transition. Returns the state to settle in. */
+static vt_state_t init_once(void)
+{
+    bool secure = getauxval(AT_SECURE) != 0;
+    /* In a secure process we do not even read the environment: no warnings on its behalf. */
+    if (!secure && !vt_options_parsed())
+        vt_options_parse(environ);
+    vt_state_t next = vt_init_decide(secure, !secure && vt_option_is_enabled(VT_OPTION_DISABLE));
+    if (next == VT_STATE_OFF) {
+        vt_log(1, "disabled by %s", secure ? "secure execution (AT_SECURE)" : "VRAMTRACE_DISABLE");
+        return next;
+    }
+    /* Only the child handler for now; prepare/parent arrive with vt_lock (STYLE §3.11).
+     * pthread_atfork registrations survive fork, so the child does not register again. */
+    if (!vt_atfork_registered) {
+        int rc = pthread_atfork(NULL, NULL, atfork_child);
+        if (rc == 0)
+            vt_atfork_registered = true;
+        else
+            vt_warn("cannot register fork handlers (error %d): fork children share the trace", rc);
+    }
+    vt_log(1, "enabled in pid %d, output '%s'", (int)getpid(), vt_option_get_str(VT_OPTION_OUTPUT));
+    return VT_STATE_ON;
+}
+
+/* vt_ensure_init: makes sure init has run; cheap (one acquire load) once it has. Callable from
+ * any shim at any time, including before our constructor (another DSO's constructor may call
+ * CUDA first) and re-entrantly from init itself. A thread that finds another thread INITING
+ * does not wait: it sees "not on" and forwards unrecorded, because waiting could deadlock on
+ * the loader lock that init's callees (dlsym) may take. AS-safe apart from the first call. */
+void vt_ensure_init(void)
+{
+    int s = atomic_load_explicit(&vt_state_, memory_order_acquire);
+    if (VT_LIKELY(s == VT_STATE_ON || s == VT_STATE_OFF))
+        return;
+    int expected = VT_STATE_UNINIT;
+    if (s != VT_STATE_UNINIT ||
+        !atomic_compare_exchange_strong_explicit(&vt_state_, &expected, VT_STATE_INITING,
+                                                 memory_order_acq_rel, memory_order_acquire))
+        return;
+    int saved_errno = errno;
+    int saved_in_hook = vt_in_hook;
+    vt_in_hook = 1; /* calls made by init itself are never recorded */
+    vt_state_t next = init_once();
+    vt_in_hook = saved_in_hook;
+    errno = saved_errno;
+    /* A CAS, not a store: if vt_shutdown ran meanwhile, OFF wins. */
+    expected = VT_STATE_INITING;
+    atomic_compare_exchange_strong_explicit(&vt_state_, &expected, next, memory_order_acq_rel,
+                                            memory_order_acquire);
+}
+
+bool vt_is_on(void)
+{
+    return atomic_load_explicit(&vt_state_, memory_order_acquire) == VT_STATE_ON;
+}
+
+vt_state_t vt_state(void)
+{
+    return (vt_state_t)atomic_load_explicit(&vt_state_, memory_order_acquire);
+}
+
+/* vt_shutdown: final; shims forward without recording from now on, CUDA tears down after us
+ * (STYLE §3.12). Later this flushes the trace first. AS-safe. */
+void vt_shutdown(void)
+{
+    atomic_store_explicit(&vt_state_, VT_STATE_OFF, memory_order_release);
+}
+
+/* vt_reset_after_fork: the pthread_atfork child handler (single-threaded context). A traced
+ * child starts over lazily: UNINIT, so its first hook re-inits (keeping the parsed options)
+ * and, later, opens its own trace file. With VRAMTRACE_FOLLOW_FORK=0 the child goes OFF. A
+ * child forked while another thread was INITING also starts over: that thread is gone. */
+void vt_reset_after_fork(void)
+{
+    if (atomic_load_explicit(&vt_state_, memory_order_relaxed) == VT_STATE_OFF)
+        return;
+    vt_state_t next = vt_option_is_enabled(VT_OPTION_FOLLOW_FORK) ? VT_STATE_UNINIT : VT_STATE_OFF;
+    atomic_store_explicit(&vt_state_, next, memory_order_release);
+}
+
+/* vt_set_paused: vramtrace_pause/resume. Not nested: one resume undoes any number of pauses,
+ * like cudaProfilerStart/Stop. Nothing is recorded yet either way; the flag is for the
+ * tracker. AS-safe. */
+void vt_set_paused(bool paused)
+{
+    atomic_store_explicit(&vt_paused_, paused, memory_order_relaxed);
+    vt_log(2, "%s", paused ? "paused" : "resumed");
+}
+
+bool vt_is_paused(void)
+{
+    return atomic_load_explicit(&vt_paused_, memory_order_relaxed);
+}
+
+/* vt_mark: vramtrace_mark. For now it only counts and, at VRAMTRACE_VERBOSE >= 2, logs the
+ * label; the trace writer will record it as an event. AS-safe. */
+void vt_mark(const char *label)
+{
+    atomic_fetch_add_explicit(&vt_n_marks_, 1, memory_order_relaxed);
+    vt_log(2, "mark '%.128s'", label);
+}
+
+unsigned long vt_n_marks(void)
+{
+    return atomic_load_explicit(&vt_n_marks_, memory_order_relaxed);
+}

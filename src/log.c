@@ -1,3 +1,213 @@
 /* SPDX-License-Identifier: MIT */
-/* placeholder: filled in by the capture-init work */
+/* Allocation-free formatting and one-line diagnostics on stderr. Everything here is
+ * async-signal-safe: no malloc, no stdio, no locale; output is a single write(2) per line so
+ * lines from several threads or processes do not interleave (mimalloc _mi_vsnprintf, jemalloc
+ * malloc_snprintf). */
 #include "vt_internal.h"
+
+#include <errno.h>
+#include <stdint.h>
+#include <unistd.h>
+
+#define VT_LOG_LINE_MAX 512
+
+typedef struct vt_out_s {
+    char *buf;
+    size_t cap;
+    size_t len; /* length the output would have; may exceed cap */
+} vt_out_t;
+
+static void out_char(vt_out_t *o, char c)
+{
+    if (o->len + 1 < o->cap)
+        o->buf[o->len] = c;
+    o->len++;
+}
+
+static void out_pad(vt_out_t *o, char c, int n)
+{
+    while (n-- > 0)
+        out_char(o, c);
+}
+
+/* Appends the digits of v in base 10 or 16, padded to width with pad_char; a '-' for negative
+ * numbers goes before zero padding and after space padding, as printf does. */
+static void out_num(vt_out_t *o, unsigned long long v, bool negative, unsigned base, bool upper,
+                    int width, char pad_char)
+{
+    const char *digits = upper ? "0123456789ABCDEF" : "0123456789abcdef";
+    char tmp[24]; /* 2^64 has 20 decimal digits */
+    int n = 0;
+    do {
+        tmp[n++] = digits[v % base];
+        v /= base;
+    } while (v);
+    int len = n + (negative ? 1 : 0);
+    if (pad_char == ' ')
+        out_pad(o, ' ', width - len);
+    if (negative)
+        out_char(o, '-');
+    if (pad_char == '0')
+        out_pad(o, '0', width - len);
+    while (n > 0)
+        out_char(o, tmp[--n]);
+}
+
+/* vt_vfmt: vsnprintf for the subset %[0][width][.prec]{d,i,u,x,X,s,c,p,%} with length modifiers
+ * l, ll and z; width and precision may be `*`, precision applies to %s only (a negative one
+ * means none, as in printf). Writes at most cap bytes including the NUL, and
+ * always NUL-terminates when cap > 0. Returns the length the full output would have had, so
+ * truncation is `ret >= cap`. Unknown conversions are copied verbatim. AS-safe. */
+size_t vt_vfmt(char *buf, size_t cap, const char *fmt, va_list ap)
+{
+    vt_out_t o = {buf, cap, 0};
+    for (const char *p = fmt; *p; p++) {
+        if (*p != '%') {
+            out_char(&o, *p);
+            continue;
+        }
+        const char *spec = p++;
+        char pad_char = ' ';
+        int width = 0, prec = -1, n_long = 0;
+        bool is_size = false;
+        if (*p == '0') {
+            pad_char = '0';
+            p++;
+        }
+        if (*p == '*') {
+            width = va_arg(ap, int);
+            p++;
+        }
+        while (*p >= '0' && *p <= '9')
+            width = width * 10 + (*p++ - '0');
+        if (*p == '.') {
+            prec = 0;
+            if (p[1] == '*') {
+                prec = va_arg(ap, int);
+                p++;
+            }
+            for (p++; *p >= '0' && *p <= '9'; p++)
+                prec = prec * 10 + (*p - '0');
+        }
+        for (; *p == 'l' && n_long < 2; p++)
+            n_long++;
+        if (*p == 'z') {
+            is_size = true;
+            p++;
+        }
+        switch (*p) {
+        case 'd':
+        case 'i': {
+            long long v = is_size       ? (long long)va_arg(ap, ssize_t)
+                          : n_long == 2 ? va_arg(ap, long long)
+                          : n_long == 1 ? va_arg(ap, long)
+                                        : va_arg(ap, int);
+            /* Negate in unsigned arithmetic so LLONG_MIN does not overflow. */
+            unsigned long long mag = v < 0 ? 0ULL - (unsigned long long)v : (unsigned long long)v;
+            out_num(&o, mag, v < 0, 10, false, width, pad_char);
+            break;
+        }
+        case 'u':
+        case 'x':
+        case 'X': {
+            unsigned long long v = is_size       ? va_arg(ap, size_t)
+                                   : n_long == 2 ? va_arg(ap, unsigned long long)
+                                   : n_long == 1 ? va_arg(ap, unsigned long)
+                                                 : va_arg(ap, unsigned);
+            out_num(&o, v, false, *p == 'u' ? 10 : 16, *p == 'X', width, pad_char);
+            break;
+        }
+        case 'p':
+            out_char(&o, '0');
+            out_char(&o, 'x');
+            out_num(&o, (uintptr_t)va_arg(ap, void *), false, 16, false, width - 2, pad_char);
+            break;
+        case 'c':
+            out_pad(&o, ' ', width - 1);
+            out_char(&o, (char)va_arg(ap, int));
+            break;
+        case 's': {
+            const char *s = va_arg(ap, const char *);
+            if (!s)
+                s = "(null)";
+            int len = 0;
+            while (s[len] && (prec < 0 || len < prec))
+                len++;
+            out_pad(&o, ' ', width - len);
+            for (int i = 0; i < len; i++)
+                out_char(&o, s[i]);
+            break;
+        }
+        case '%':
+            out_char(&o, '%');
+            break;
+        default: /* unknown or truncated spec: copy it so the mistake is visible */
+            for (; spec <= p && *spec; spec++)
+                out_char(&o, *spec);
+            if (!*p)
+                p--;
+            break;
+        }
+    }
+    if (cap > 0)
+        buf[o.len < cap ? o.len : cap - 1] = '\0';
+    return o.len;
+}
+
+size_t vt_fmt(char *buf, size_t cap, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    size_t len = vt_vfmt(buf, cap, fmt, ap);
+    va_end(ap);
+    return len;
+}
+
+/* Formats "vramtrace: <message>\n" into a stack buffer (truncated lines still end in a newline)
+ * and writes it to fd 2 with one write(2), retrying on EINTR and short writes. errno is kept,
+ * because the host may be between a failing call and its errno check. AS-safe. */
+static void vt_vline(const char *fmt, va_list ap)
+{
+    int saved_errno = errno;
+    char line[VT_LOG_LINE_MAX];
+    static const char prefix[] = "vramtrace: ";
+    size_t len = sizeof(prefix) - 1;
+    for (size_t i = 0; i < len; i++)
+        line[i] = prefix[i];
+    len += vt_vfmt(line + len, sizeof(line) - len - 1, fmt, ap);
+    if (len > sizeof(line) - 2)
+        len = sizeof(line) - 2;
+    line[len++] = '\n';
+    for (size_t off = 0; off < len;) {
+        ssize_t n = write(STDERR_FILENO, line + off, len - off);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            break; /* nowhere else to report it */
+        off += (size_t)n;
+    }
+    errno = saved_errno;
+}
+
+/* vt_log: a diagnostic line. Level 0 is the normal output (the exit summary), silenced by
+ * VRAMTRACE_QUIET; level n > 0 prints only when VRAMTRACE_VERBOSE >= n. AS-safe. */
+void vt_log(int level, const char *fmt, ...)
+{
+    if (level == 0 ? vt_option_is_enabled(VT_OPTION_QUIET)
+                   : vt_option_get(VT_OPTION_VERBOSE) < level)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vt_vline(fmt, ap);
+    va_end(ap);
+}
+
+/* vt_warn: a problem the user must see (bad option, capture disabled); printed even with
+ * VRAMTRACE_QUIET. Callers rate-limit it. AS-safe. */
+void vt_warn(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vt_vline(fmt, ap);
+    va_end(ap);
+}

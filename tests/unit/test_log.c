@@ -53,13 +53,16 @@ static void test_conversions(void)
     CHECK_FMT("123456", "%3d", 123456);
     CHECK_FMT("   ab", "%5s", "ab");
     CHECK_FMT("ab", "%.2s", "abcdef");
+    CHECK_FMT("abc", "%.*s", 3, "abcdef");
+    CHECK_FMT("abcdef", "%.*s", -1, "abcdef");
+    CHECK_FMT("    7", "%*d", 5, 7);
     CHECK_FMT("    x", "%5c", 'x');
     CHECK_FMT("a=1 b=two c=0x10", "a=%d b=%s c=%p", 1, "two", (void *)16);
 
     /* Where vt_fmt deliberately differs from glibc (which prints "(nil)" and rejects NULL). */
     vt_fmt(buf, sizeof(buf), "%p", (void *)0);
     VT_CHECK_STR("null pointer", buf, "0x0");
-    const char *null_str = NULL;
+    const char *volatile null_str = NULL; /* volatile: keep gcc from flagging the NULL */
     vt_fmt(buf, sizeof(buf), "[%s]", null_str);
     VT_CHECK_STR("null string", buf, "[(null)]");
     /* Unknown or truncated specs are copied, so the mistake shows in the output. */
