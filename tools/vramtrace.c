@@ -1,5 +1,144 @@
 /* SPDX-License-Identifier: MIT */
-int main(void)
+/* The `vramtrace` command: global options and the git-style command table (git.c). Each
+ * command is `int cmd_<name>(int argc, char **argv)` in tools/cmd_<name>.c, called with argv[0]
+ * the command name, returning the exit status. Exit statuses: 0 ok, 1 error, 2 usage (STYLE
+ * §5); data on stdout, diagnostics on stderr, --help on stdout. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#define EXIT_USAGE 2
+
+typedef struct cmd_s {
+    const char *name;
+    int (*fn)(int argc, char **argv); /* NULL: planned (DESIGN.md §3), not implemented yet */
+    const char *summary;
+} cmd_t;
+
+static int cmd_help(int argc, char **argv);
+static int cmd_version(int argc, char **argv);
+
+static const cmd_t commands[] = {
+    {"run", NULL, "trace a command: run [-o FILE] -- CMD [ARGS]"},
+    {"report", NULL, "peak, by category and call-site"},
+    {"oom", NULL, "out-of-memory post-mortem"},
+    {"leaks", NULL, "allocations never freed"},
+    {"timeline", NULL, "device memory over time"},
+    {"export", NULL, "convert traces to JSON, CSV or Perfetto"},
+    {"html", NULL, "self-contained HTML report"},
+    {"budget", NULL, "theoretical memory budget of a model"},
+    {"diff", NULL, "compare two traces"},
+    {"help", cmd_help, "show this help"},
+    {"version", cmd_version, "print the version"},
+};
+#define N_COMMANDS (sizeof(commands) / sizeof(commands[0]))
+
+/* error: prints "vramtrace: <message>" on stderr and returns -1 (git's error()). */
+__attribute__((format(printf, 1, 2))) static int error(const char *fmt, ...)
 {
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("vramtrace: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+    return -1;
+}
+
+static void print_usage(FILE *out)
+{
+    fputs("usage: vramtrace [--version] [-h | --help] <command> [<args>]\n"
+          "\n"
+          "Commands:\n",
+          out);
+    for (size_t i = 0; i < N_COMMANDS; i++)
+        fprintf(out, "   %-10s %s%s\n", commands[i].name, commands[i].summary,
+                commands[i].fn ? "" : " (not implemented yet)");
+    fputs("\n"
+          "Capture without the launcher:\n"
+          "   LD_PRELOAD=/path/to/libvramtrace.so VRAMTRACE_OUTPUT=FILE CMD [ARGS]\n",
+          out);
+}
+
+static const cmd_t *find_command(const char *name)
+{
+    for (size_t i = 0; i < N_COMMANDS; i++)
+        if (strcmp(commands[i].name, name) == 0)
+            return &commands[i];
+    return NULL;
+}
+
+static int not_a_command(const char *name)
+{
+    error("'%s' is not a vramtrace command. See 'vramtrace --help'.", name);
+    return EXIT_USAGE;
+}
+
+/* help [COMMAND]: the usage on stdout; a COMMAND must at least exist. */
+static int cmd_help(int argc, char **argv)
+{
+    if (argc > 2) {
+        error("'help' takes at most one command");
+        return EXIT_USAGE;
+    }
+    if (argc == 2 && !find_command(argv[1]))
+        return not_a_command(argv[1]);
+    print_usage(stdout);
     return 0;
+}
+
+static int cmd_version(int argc, char **argv)
+{
+    (void)argv;
+    if (argc > 1) {
+        error("'version' takes no arguments");
+        return EXIT_USAGE;
+    }
+    printf("vramtrace %s\n", VRAMTRACE_VERSION_STRING);
+    return 0;
+}
+
+/* A failed write of the data we printed is an error, not a silent truncation (git's
+ * check_write); a closed pipe (`vramtrace report | head`) is not worth a message. */
+static int finish_stdout(int status)
+{
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+        if (errno == EPIPE)
+            return status;
+        error("write failure on standard output: %s", strerror(errno));
+        return status ? status : 1;
+    }
+    return status;
+}
+
+int main(int argc, char **argv)
+{
+    argc--, argv++;
+    /* Global options come before the command, as with git. */
+    for (; argc > 0 && argv[0][0] == '-'; argc--, argv++) {
+        const char *opt = argv[0];
+        if (strcmp(opt, "--version") == 0)
+            return finish_stdout(cmd_version(1, argv));
+        if (strcmp(opt, "--help") == 0 || strcmp(opt, "-h") == 0)
+            return finish_stdout(cmd_help(1, argv));
+        if (strcmp(opt, "--") == 0) {
+            argc--, argv++;
+            break;
+        }
+        error("unknown option '%s'. See 'vramtrace --help'.", opt);
+        return EXIT_USAGE;
+    }
+    if (argc == 0) {
+        print_usage(stderr);
+        return EXIT_USAGE;
+    }
+    const cmd_t *cmd = find_command(argv[0]);
+    if (!cmd)
+        return not_a_command(argv[0]);
+    if (!cmd->fn) {
+        error("'%s' is not implemented yet", cmd->name);
+        return 1;
+    }
+    return finish_stdout(cmd->fn(argc, argv));
 }

@@ -1,0 +1,1 @@
+vramtrace help report

@@ -1,0 +1,5 @@
+# Every planned command fails the same way until it exists; remove its line when it does.
+for cmd in run report oom leaks timeline export html budget diff; do
+    vramtrace "$cmd" some.vtr
+    echo "$cmd: exit $?"
+done
