@@ -1,0 +1,31 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# Makes sure what the build needs is installed: with apt-get when run as root, otherwise it
+# prints the exact command to run and fails. Used by `make demo` and `make test`.
+set -u
+missing=""
+need() { # need PACKAGE TEST...
+    pkg=$1; shift
+    "$@" >/dev/null 2>&1 || missing="$missing $pkg"
+}
+need cmake command -v cmake
+need gcc command -v cc
+need make command -v make
+need pkg-config command -v pkg-config
+need binutils command -v readelf
+need libunwind-dev pkg-config --exists libunwind
+need uthash-dev test -f /usr/include/uthash.h
+[ -z "$missing" ] && exit 0
+
+if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+    echo "deps: installing$missing"
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq && apt-get install -y -qq --no-install-recommends $missing || {
+        echo "deps: apt-get install$missing failed" >&2
+        exit 1
+    }
+    exit 0
+fi
+echo "deps: missing packages:$missing" >&2
+echo "deps: run: sudo apt-get install -y$missing" >&2
+exit 1
