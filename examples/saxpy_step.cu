@@ -11,7 +11,7 @@
     do {                                                                                           \
         cudaError_t rc_ = (call);                                                                  \
         if (rc_ != cudaSuccess) {                                                                  \
-            std::fprintf(stderr, "saxpy_step: %s failed: %s\n", #call, cudaGetErrorString(rc_));  \
+            std::fprintf(stderr, "saxpy_step: %s failed: %s\n", #call, cudaGetErrorString(rc_));   \
             std::exit(1);                                                                          \
         }                                                                                          \
     } while (0)

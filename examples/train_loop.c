@@ -16,13 +16,13 @@
 
 #define N_LAYERS 4
 #define HIDDEN   1024
-#define CHECK(call)                                                                              \
-    do {                                                                                         \
-        cudaError_t rc_ = (call);                                                                \
-        if (rc_ != cudaSuccess) {                                                                \
-            fprintf(stderr, "train_loop: %s failed: %s\n", #call, cudaGetErrorString(rc_));      \
-            exit(1);                                                                             \
-        }                                                                                        \
+#define CHECK(call)                                                                                \
+    do {                                                                                           \
+        cudaError_t rc_ = (call);                                                                  \
+        if (rc_ != cudaSuccess) {                                                                  \
+            fprintf(stderr, "train_loop: %s failed: %s\n", #call, cudaGetErrorString(rc_));        \
+            exit(1);                                                                               \
+        }                                                                                          \
     } while (0)
 
 typedef struct model_s {
