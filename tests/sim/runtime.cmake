@@ -45,13 +45,21 @@ function(vt_rt_program name)
   vt_target_flags(${name})
 endfunction()
 
+# Under AddressSanitizer the runtime must come first in the initial library list, which an
+# LD_PRELOAD'ed spy or an uninstrumented nvcc program (loading the instrumented simulator) breaks;
+# the order does not matter for these tests, so the check is turned off for them.
+set(VT_RT_SANITIZER_ENV "")
+if(VRAMTRACE_SANITIZE MATCHES "address")
+  set(VT_RT_SANITIZER_ENV "ASAN_OPTIONS=verify_asan_link_order=0")
+endif()
+
 # vt_rt_test(NAME PROGRAM [ARGS...] ENV VAR=VALUE...): a ctest of PROGRAM with the simulated
 # device on LD_LIBRARY_PATH and the given environment.
 function(vt_rt_test name program)
   cmake_parse_arguments(PARSE_ARGV 2 arg "" "" "ARGS;ENV")
   add_test(NAME ${name} COMMAND ${program} ${arg_ARGS})
   set_tests_properties(${name} PROPERTIES SKIP_RETURN_CODE 77
-    ENVIRONMENT "LD_LIBRARY_PATH=${VT_SIM_DIR};${arg_ENV}")
+    ENVIRONMENT "LD_LIBRARY_PATH=${VT_SIM_DIR};${arg_ENV};${VT_RT_SANITIZER_ENV}")
 endfunction()
 
 vt_rt_program(t_rt_api t_rt_api.c)
@@ -68,14 +76,18 @@ vt_rt_test(rt_no_device t_rt_init_errors ARGS no-device ENV VTSIM_DEVICE_COUNT=0
 vt_rt_test(rt_old_driver t_rt_init_errors ARGS old-driver ENV VTSIM_DRIVER_VERSION=12080)
 add_test(NAME rt_no_driver COMMAND t_rt_init_errors no-driver)
 set_tests_properties(rt_no_driver PROPERTIES SKIP_RETURN_CODE 77
-  ENVIRONMENT "LD_LIBRARY_PATH=${VT_SIM_RT_ONLY_DIR}")
+  ENVIRONMENT "LD_LIBRARY_PATH=${VT_SIM_RT_ONLY_DIR};${VT_RT_SANITIZER_ENV}")
 
 # The spy is built optimised whatever the build type: its dlsym and dlopen forwards must be
-# tail calls (t_rt_spy_preload.c says why).
+# tail calls (t_rt_spy_preload.c says why). It gets vt_target_flags' warnings but never its
+# sanitizers: a sanitizer runtime calls dlsym while it initialises, so instrumented spy code would
+# run before its shadow memory exists.
 add_library(t_rt_spy_preload MODULE t_rt_spy_preload.c)
-target_compile_options(t_rt_spy_preload PRIVATE -O2 -foptimize-sibling-calls)
+target_compile_options(t_rt_spy_preload PRIVATE -O2 -foptimize-sibling-calls -Wall -Wextra
+  -Wstrict-prototypes -Werror=implicit-function-declaration -fvisibility=hidden
+  $<$<BOOL:${VRAMTRACE_WERROR}>:-Werror>)
+target_compile_definitions(t_rt_spy_preload PRIVATE _GNU_SOURCE)
 target_link_libraries(t_rt_spy_preload PRIVATE ${CMAKE_DL_LIBS} Threads::Threads)
-vt_target_flags(t_rt_spy_preload)
 vt_rt_program(t_rt_driver_path t_rt_driver_path.c)
 add_dependencies(t_rt_driver_path t_rt_spy_preload)
 vt_rt_test(rt_driver_path t_rt_driver_path

@@ -12,11 +12,15 @@
  *
  * dlopen and dlsym forward to glibc as tail calls: glibc takes RTLD_NEXT's starting point and the
  * dlopen caller's RPATH and namespace from the return address, which must stay the caller's. The
- * forward pointers come from dlvsym(RTLD_NEXT, ..., "GLIBC_2.2.5"), which is not interposed. */
+ * forward pointers come from dlvsym(RTLD_NEXT, ..., "GLIBC_2.2.5"), which is not interposed.
+ *
+ * Nothing on the dlsym path calls a libc function that a sanitizer runtime intercepts (string
+ * functions, pthread mutexes or once): AddressSanitizer resolves its interceptors with dlsym
+ * while it initialises, when those interceptors cannot run yet. Hence the hand-written string
+ * helpers and the lock-free log. */
 #include <dlfcn.h>
 #include <link.h>
-#include <pthread.h>
-#include <string.h>
+#include <stddef.h>
 #include "t_rt_spy.h"
 
 #ifndef __OPTIMIZE__
@@ -31,25 +35,46 @@ typedef void *(*dlopen_fn)(const char *, int);
 typedef int (*gpa_v2_fn)(const char *, void **, int, unsigned long long, int *);
 typedef int (*gpa_v1_fn)(const char *, void **, int, unsigned long long);
 
-static pthread_once_t spy_once = PTHREAD_ONCE_INIT;
+/* The forwards; set (idempotently, so racing first calls are harmless) by spy_init. */
 static dlsym_fn real_dlsym;
 static dlopen_fn real_dlopen;
 static gpa_v2_fn dlsym_v2, fetched_v2;
 static gpa_v1_fn fetched_v1;
 
-static pthread_mutex_t log_lock = PTHREAD_MUTEX_INITIALIZER;
+/* Events are appended with an atomic index and read by the test once its threads are joined. */
 static t_rt_spy_log_t spy_log;
 
 static void spy_init(void)
 {
-    real_dlsym = (dlsym_fn)dlvsym(RTLD_NEXT, "dlsym", "GLIBC_2.2.5");
-    real_dlopen = (dlopen_fn)dlvsym(RTLD_NEXT, "dlopen", "GLIBC_2.2.5");
+    if (__atomic_load_n(&real_dlsym, __ATOMIC_ACQUIRE))
+        return;
+    __atomic_store_n(&real_dlopen, (dlopen_fn)dlvsym(RTLD_NEXT, "dlopen", "GLIBC_2.2.5"),
+                     __ATOMIC_RELEASE);
+    __atomic_store_n(&real_dlsym, (dlsym_fn)dlvsym(RTLD_NEXT, "dlsym", "GLIBC_2.2.5"),
+                     __ATOMIC_RELEASE);
 }
 
 static const char *base_name(const char *path)
 {
-    const char *slash = strrchr(path, '/');
-    return slash ? slash + 1 : path;
+    const char *base = path;
+    for (; *path; path++)
+        if (*path == '/')
+            base = path + 1;
+    return base;
+}
+
+static int has_prefix(const char *s, const char *prefix)
+{
+    while (*prefix && *s == *prefix)
+        s++, prefix++;
+    return *prefix == '\0';
+}
+
+static int same(const char *a, const char *b)
+{
+    while (*a && *a == *b)
+        a++, b++;
+    return *a == *b;
 }
 
 /* 1 when `ip` lies in a libcudart.so* (the simulated runtime). */
@@ -57,7 +82,7 @@ static int in_runtime(const void *ip)
 {
     Dl_info info;
     return dladdr(ip, &info) && info.dli_fname &&
-           strncmp(base_name(info.dli_fname), "libcudart.so", 12) == 0;
+           has_prefix(base_name(info.dli_fname), "libcudart.so");
 }
 
 /* 1 when `handle` is a dlopen handle of a libcuda.so* (not a pseudo-handle). */
@@ -67,25 +92,26 @@ static int is_libcuda(void *handle)
     if (handle == RTLD_DEFAULT || handle == RTLD_NEXT ||
         dlinfo(handle, RTLD_DI_LINKMAP, &map) != 0 || !map || !map->l_name)
         return 0;
-    return strncmp(base_name(map->l_name), "libcuda.so", 10) == 0;
+    return has_prefix(base_name(map->l_name), "libcuda.so");
 }
 
 static void record(t_rt_spy_kind_t kind, const char *name, int version, unsigned long long flags,
                    int into_libcuda, int from_runtime, t_rt_spy_via_t via)
 {
-    pthread_mutex_lock(&log_lock);
-    int i = spy_log.n_events++;
-    if (i < T_RT_SPY_MAX_EVENTS) {
-        t_rt_spy_event_t *e = &spy_log.events[i];
-        e->kind = kind;
-        strncpy(e->name, name ? name : "(null)", sizeof e->name - 1);
-        e->version = version;
-        e->flags = flags;
-        e->into_libcuda = into_libcuda;
-        e->from_runtime = from_runtime;
-        e->via = via;
-    }
-    pthread_mutex_unlock(&log_lock);
+    int i = __atomic_fetch_add(&spy_log.n_events, 1, __ATOMIC_ACQ_REL);
+    if (i >= T_RT_SPY_MAX_EVENTS)
+        return;
+    t_rt_spy_event_t *e = &spy_log.events[i];
+    e->kind = kind;
+    if (!name)
+        name = "(null)";
+    for (size_t k = 0; k + 1 < sizeof e->name && name[k]; k++)
+        e->name[k] = name[k];
+    e->version = version;
+    e->flags = flags;
+    e->into_libcuda = into_libcuda;
+    e->from_runtime = from_runtime;
+    e->via = via;
 }
 
 static int gpa_v2_via_dlsym(const char *, void **, int, unsigned long long, int *);
@@ -96,13 +122,11 @@ static int gpa_v1_via_fetched(const char *, void **, int, unsigned long long);
  * (12000 and later: 5 arguments; before: 4) so that later queries are seen too. */
 static void keep_chain(const char *symbol, void **pfn, int version)
 {
-    if (!symbol || !pfn || !*pfn || strcmp(symbol, "cuGetProcAddress") != 0)
+    if (!symbol || !pfn || !*pfn || !same(symbol, "cuGetProcAddress"))
         return;
     if (version >= 12000) {
         fetched_v2 = (gpa_v2_fn)*pfn;
-        pthread_mutex_lock(&log_lock);
         spy_log.fetched_v2 = *pfn;
-        pthread_mutex_unlock(&log_lock);
         *pfn = (void *)gpa_v2_via_fetched;
     } else {
         fetched_v1 = (gpa_v1_fn)*pfn;
@@ -144,7 +168,7 @@ static int gpa_v1_via_fetched(const char *symbol, void **pfn, int version, unsig
 
 SPY_EXPORT void *dlopen(const char *file, int mode)
 {
-    pthread_once(&spy_once, spy_init);
+    spy_init();
     record(T_RT_SPY_DLOPEN, file, 0, (unsigned long long)mode, 0,
            in_runtime(__builtin_return_address(0)), T_RT_SPY_VIA_DLSYM);
     return real_dlopen(file, mode); /* tail call: see the file comment */
@@ -152,20 +176,18 @@ SPY_EXPORT void *dlopen(const char *file, int mode)
 
 SPY_EXPORT void *dlsym(void *handle, const char *symbol)
 {
-    pthread_once(&spy_once, spy_init);
+    spy_init();
     int into_libcuda = is_libcuda(handle);
     record(T_RT_SPY_DLSYM, symbol, 0, 0, into_libcuda, in_runtime(__builtin_return_address(0)),
            T_RT_SPY_VIA_DLSYM);
-    if (into_libcuda && strcmp(symbol, "cuGetProcAddress_v2") == 0) {
+    if (into_libcuda && same(symbol, "cuGetProcAddress_v2")) {
         /* An explicit handle: glibc does not look at the caller, so this need not be a tail
          * call. */
         void *fn = real_dlsym(handle, symbol);
         if (!fn)
             return NULL;
         dlsym_v2 = (gpa_v2_fn)fn;
-        pthread_mutex_lock(&log_lock);
         spy_log.dlsym_v2 = fn;
-        pthread_mutex_unlock(&log_lock);
         return (void *)gpa_v2_via_dlsym;
     }
     return real_dlsym(handle, symbol); /* tail call: see the file comment */
