@@ -16,6 +16,7 @@ __thread int vt_in_hook __attribute__((tls_model("initial-exec")));
 static _Atomic int vt_state_ = VT_STATE_UNINIT;
 static atomic_bool vt_paused_;
 static atomic_ulong vt_n_marks_;
+static atomic_bool vt_cuda_used_;
 static bool vt_atfork_registered; /* written only by the thread that holds INITING */
 
 /* vt_init_decide: the state init settles in. A secure-execution process (setuid, setgid, file
@@ -27,8 +28,21 @@ vt_state_t vt_init_decide(bool secure, bool disabled)
     return secure || disabled ? VT_STATE_OFF : VT_STATE_ON;
 }
 
+/* Fork (STYLE §3.11): the table lock is taken across fork so the child never inherits it
+ * mid-update; the child then forgets the parent's allocations and starts over. */
+static void atfork_prepare(void)
+{
+    vt_track_lock();
+}
+
+static void atfork_parent(void)
+{
+    vt_track_unlock();
+}
+
 static void atfork_child(void)
 {
+    vt_track_after_fork_child();
     vt_reset_after_fork();
 }
 
@@ -45,10 +59,9 @@ static vt_state_t init_once(void)
         vt_log(1, "disabled by %s", secure ? "secure execution (AT_SECURE)" : "VRAMTRACE_DISABLE");
         return next;
     }
-    /* Only the child handler for now; prepare/parent arrive with vt_lock (STYLE §3.11).
-     * pthread_atfork registrations survive fork, so the child does not register again. */
+    /* pthread_atfork registrations survive fork, so the child does not register again. */
     if (!vt_atfork_registered) {
-        int rc = pthread_atfork(NULL, NULL, atfork_child);
+        int rc = pthread_atfork(atfork_prepare, atfork_parent, atfork_child);
         if (rc == 0)
             vt_atfork_registered = true;
         else
@@ -108,6 +121,7 @@ void vt_shutdown(void)
  * child forked while another thread was INITING also starts over: that thread is gone. */
 void vt_reset_after_fork(void)
 {
+    atomic_store_explicit(&vt_cuda_used_, false, memory_order_relaxed);
     if (atomic_load_explicit(&vt_state_, memory_order_relaxed) == VT_STATE_OFF)
         return;
     vt_state_t next = vt_option_is_enabled(VT_OPTION_FOLLOW_FORK) ? VT_STATE_UNINIT : VT_STATE_OFF;
@@ -134,6 +148,20 @@ void vt_mark(const char *label)
 {
     atomic_fetch_add_explicit(&vt_n_marks_, 1, memory_order_relaxed);
     vt_log(2, "mark '%.128s'", label);
+}
+
+/* vt_note_cuda_used: a CUDA door was passed while ON. Until then the library stays silent:
+ * LD_PRELOAD reaches every child of a traced program (compilers, shells, nvidia-smi), and
+ * those get no summary line and no file. AS-safe. */
+void vt_note_cuda_used(void)
+{
+    if (!atomic_load_explicit(&vt_cuda_used_, memory_order_relaxed))
+        atomic_store_explicit(&vt_cuda_used_, true, memory_order_relaxed);
+}
+
+bool vt_cuda_used(void)
+{
+    return atomic_load_explicit(&vt_cuda_used_, memory_order_relaxed);
 }
 
 unsigned long vt_n_marks(void)

@@ -1,11 +1,82 @@
 /* SPDX-License-Identifier: MIT */
 /* The exported entry points of libvramtrace.so, and nothing else: thin shims over the core
- * (heaptrack_preload.cpp). For now that is the annotation API of include/vramtrace.h plus the
- * constructor and destructor; the CUDA shims arrive with hooks.def. Every export must also be
- * listed in exports.map and tests/exports.expected. */
+ * (heaptrack_preload.cpp), one per row of hooks.def, each of the shape of STYLE §3: guard,
+ * forward, record on success, return the real result unchanged. The dlsym export is in
+ * resolve.c. Every export is listed in exports.map and tests/exports.expected. */
 #define VRAMTRACE_BUILDING_LIBRARY 1
 #include "vramtrace.h"
 #include "vt_internal.h"
+
+#include <errno.h>
+
+/* VT_ENTER(name, not_found, args): the start of every shim. Makes sure init ran, finds the
+ * real function (returning not_found, the API's own "symbol not found" code, if there is
+ * none), forwards unrecorded when nested (the runtime calling the driver), on our own threads,
+ * in a fork child not yet re-initialised, or when OFF; otherwise sets the guard. */
+#define VT_ENTER(name, not_found, args)                                                            \
+    vt_ensure_init();                                                                              \
+    __typeof__(&name) real = VT_REAL(name);                                                        \
+    if (VT_UNLIKELY(!real))                                                                        \
+        return not_found;                                                                          \
+    if (vt_in_hook || !vt_is_on())                                                                 \
+        return real args;                                                                          \
+    vt_in_hook = 1;                                                                                \
+    vt_note_cuda_used()
+
+#define CU_NOT_FOUND CUDA_ERROR_NOT_FOUND
+#define RT_NOT_FOUND cudaErrorSharedObjectSymbolNotFound
+
+/* The end of every shim: errno as the real call left it, guard released. */
+static inline void vt_leave(int saved_errno)
+{
+    errno = saved_errno;
+    vt_in_hook = 0;
+}
+
+enum device_from { DEVICE_CURRENT, DEVICE_OF_POINTER, DEVICE_HOST };
+
+/* Records what an allocation call did: memory when it succeeded with an address and a size,
+ * a failure otherwise (errors, NULL results, zero sizes). */
+static void record_alloc(bool ok, vt_series_t series, enum device_from from, uint64_t key,
+                         uint64_t size_bytes, vt_api_t api)
+{
+    if (!ok || !key || !size_bytes) {
+        vt_track_failed(api);
+        return;
+    }
+    int device = 0;
+    if (from == DEVICE_OF_POINTER)
+        device = vt_device_of_pointer(key);
+    if (from == DEVICE_CURRENT || device < 0)
+        device = vt_current_device();
+    vt_track_alloc(series, device, key, size_bytes, api);
+}
+
+#define DEVICE_SERIES (VT_MASK(VT_SERIES_DEVICE) | VT_MASK(VT_SERIES_MANAGED))
+#define PINNED_SERIES VT_MASK(VT_SERIES_PINNED)
+
+/* Bytes of one array level, from its descriptor: logical bytes, since the layout is opaque. */
+static uint64_t array_bytes(size_t w, size_t h, size_t d, CUarray_format format, unsigned channels)
+{
+    unsigned elem = 0;
+    switch (format) {
+    case CU_AD_FORMAT_UNSIGNED_INT8:
+    case CU_AD_FORMAT_SIGNED_INT8:
+        elem = 1;
+        break;
+    case CU_AD_FORMAT_UNSIGNED_INT16:
+    case CU_AD_FORMAT_SIGNED_INT16:
+    case CU_AD_FORMAT_HALF:
+        elem = 2;
+        break;
+    default:
+        elem = 4;
+        break;
+    }
+    return (uint64_t)w * (h ? h : 1) * (d ? d : 1) * elem * channels;
+}
+
+/* ---- lifecycle and annotations ----------------------------------------------------------- */
 
 /* Another DSO's constructor may reach a shim first; vt_ensure_init copes, this only makes the
  * common case (init before main) cheap and deterministic. */
@@ -17,7 +88,10 @@ __attribute__((constructor)) static void vt_preload_ctor(void)
 __attribute__((destructor)) static void vt_preload_dtor(void)
 {
     vt_in_hook = 1; /* whatever the exit path calls from here on is not ours to record */
+    bool was_on = vt_is_on();
     vt_shutdown();
+    if (was_on && vt_cuda_used())
+        vt_track_summary();
 }
 
 VT_EXPORT void vramtrace_mark(const char *label)
@@ -39,4 +113,825 @@ VT_EXPORT void vramtrace_resume(void)
     vt_ensure_init();
     if (vt_is_on())
         vt_set_paused(false);
+}
+
+/* ---- the cuGetProcAddress door ------------------------------------------------------------- */
+
+/* The real lookup first, so status, errors and NULL results are exactly the driver's; then
+ * our wrapper replaces the pointer on an exact (base name, ABI version, flags) match. */
+VT_EXPORT CUresult cuGetProcAddress_v2(const char *symbol, void **pfn, int cudaVersion,
+                                       cuuint64_t flags,
+                                       CUdriverProcAddressQueryResult *symbolStatus)
+{
+    vt_ensure_init();
+    __typeof__(&cuGetProcAddress_v2) real = VT_REAL(cuGetProcAddress_v2);
+    if (VT_UNLIKELY(!real))
+        return CU_NOT_FOUND;
+    CUresult rc = real(symbol, pfn, cudaVersion, flags, symbolStatus);
+    if (rc == CUDA_SUCCESS && vt_is_on()) {
+        int saved_errno = errno;
+        vt_substitute(symbol, pfn, cudaVersion, flags);
+        errno = saved_errno;
+    }
+    return rc;
+}
+
+/* The 4-argument ABI (11030) that cudart also fetches and keeps. */
+VT_EXPORT CUresult cuGetProcAddress(const char *symbol, void **pfn, int cudaVersion,
+                                    cuuint64_t flags)
+{
+    vt_ensure_init();
+    __typeof__(&cuGetProcAddress) real = VT_REAL(cuGetProcAddress);
+    if (VT_UNLIKELY(!real))
+        return CU_NOT_FOUND;
+    CUresult rc = real(symbol, pfn, cudaVersion, flags);
+    if (rc == CUDA_SUCCESS && vt_is_on()) {
+        int saved_errno = errno;
+        vt_substitute(symbol, pfn, cudaVersion, flags);
+        errno = saved_errno;
+    }
+    return rc;
+}
+
+/* ---- device memory -------------------------------------------------------------------------- */
+
+VT_EXPORT CUresult cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytesize)
+{
+    VT_ENTER(cuMemAlloc_v2, CU_NOT_FOUND, (dptr, bytesize));
+    CUresult rc = real(dptr, bytesize);
+    int saved_errno = errno;
+    record_alloc(rc == CUDA_SUCCESS, VT_SERIES_DEVICE, DEVICE_CURRENT, rc ? 0 : *dptr, bytesize,
+                 VT_API_cuMemAlloc_v2);
+    vt_leave(saved_errno);
+    return rc;
+}
+
+VT_EXPORT CUresult cuMemAllocPitch_v2(CUdeviceptr *dptr, size_t *pPitch, size_t WidthInBytes,
+                                      size_t Height, unsigned int ElementSizeBytes)
+{
+    VT_ENTER(cuMemAllocPitch_v2, CU_NOT_FOUND,
+             (dptr, pPitch, WidthInBytes, Height, ElementSizeBytes));
+    CUresult rc = real(dptr, pPitch, WidthInBytes, Height, ElementSizeBytes);
+    int saved_errno = errno;
+    record_alloc(rc == CUDA_SUCCESS, VT_SERIES_DEVICE, DEVICE_CURRENT, rc ? 0 : *dptr,
+                 rc ? 0 : (uint64_t)*pPitch * Height, VT_API_cuMemAllocPitch_v2);
+    vt_leave(saved_errno);
+    return rc;
+}
+
+VT_EXPORT CUresult cuMemAllocManaged(CUdeviceptr *dptr, size_t bytesize, unsigned int flags)
+{
+    VT_ENTER(cuMemAllocManaged, CU_NOT_FOUND, (dptr, bytesize, flags));
+    CUresult rc = real(dptr, bytesize, flags);
+    int saved_errno = errno;
+    record_alloc(rc == CUDA_SUCCESS, VT_SERIES_MANAGED, DEVICE_CURRENT, rc ? 0 : *dptr, bytesize,
+                 VT_API_cuMemAllocManaged);
+    vt_leave(saved_errno);
+    return rc;
+}
+
+/* A free: out of the table before the real call (STYLE §3.9), back in if it fails. */
+static CUresult free_device(__typeof__(&cuMemFree_v2) real, CUdeviceptr dptr, vt_api_t api)
+{
+    vt_free_t f;
+    vt_track_free_begin(DEVICE_SERIES, dptr, &f);
+    CUresult rc = real(dptr);
+    int saved_errno = errno;
+    vt_track_free_end(&f, rc == CUDA_SUCCESS, api);
+    vt_leave(saved_errno);
+    return rc;
+}
+
+VT_EXPORT CUresult cuMemFree_v2(CUdeviceptr dptr)
+{
+    VT_ENTER(cuMemFree_v2, CU_NOT_FOUND, (dptr));
+    return free_device(real, dptr, VT_API_cuMemFree_v2);
+}
+
+/* ---- pinned host memory --------------------------------------------------------------------- */
+
+VT_EXPORT CUresult cuMemHostAlloc(void **pp, size_t bytesize, unsigned int Flags)
+{
+    VT_ENTER(cuMemHostAlloc, CU_NOT_FOUND, (pp, bytesize, Flags));
+    CUresult rc = real(pp, bytesize, Flags);
+    int saved_errno = errno;
+    record_alloc(rc == CUDA_SUCCESS, VT_SERIES_PINNED, DEVICE_HOST, rc ? 0 : (uint64_t)*pp,
+                 bytesize, VT_API_cuMemHostAlloc);
+    vt_leave(saved_errno);
+    return rc;
+}
+
+VT_EXPORT CUresult cuMemAllocHost_v2(void **pp, size_t bytesize)
+{
+    VT_ENTER(cuMemAllocHost_v2, CU_NOT_FOUND, (pp, bytesize));
+    CUresult rc = real(pp, bytesize);
+    int saved_errno = errno;
+    record_alloc(rc == CUDA_SUCCESS, VT_SERIES_PINNED, DEVICE_HOST, rc ? 0 : (uint64_t)*pp,
+                 bytesize, VT_API_cuMemAllocHost_v2);
+    vt_leave(saved_errno);
+    return rc;
+}
+
+VT_EXPORT CUresult cuMemHostRegister_v2(void *p, size_t bytesize, unsigned int Flags)
+{
+    VT_ENTER(cuMemHostRegister_v2, CU_NOT_FOUND, (p, bytesize, Flags));
+    CUresult rc = real(p, bytesize, Flags);
+    int saved_errno = errno;
+    record_alloc(rc == CUDA_SUCCESS, VT_SERIES_PINNED, DEVICE_HOST, (uint64_t)p, bytesize,
+                 VT_API_cuMemHostRegister_v2);
+    vt_leave(saved_errno);
+    return rc;
+}
+
+/* cuMemFreeHost and cuMemHostUnregister share the shape: a pinned-host free of p. */
+static CUresult free_pinned(CUresult (*real)(void *), void *p, vt_api_t api)
+{
+    vt_free_t f;
+    vt_track_free_begin(PINNED_SERIES, (uint64_t)p, &f);
+    CUresult rc = real(p);
+    int saved_errno = errno;
+    vt_track_free_end(&f, rc == CUDA_SUCCESS, api);
+    vt_leave(saved_errno);
+    return rc;
+}
+
+VT_EXPORT CUresult cuMemFreeHost(void *p)
+{
+    VT_ENTER(cuMemFreeHost, CU_NOT_FOUND, (p));
+    return free_pinned(real, p, VT_API_cuMemFreeHost);
+}
+
+VT_EXPORT CUresult cuMemHostUnregister(void *p)
+{
+    VT_ENTER(cuMemHostUnregister, CU_NOT_FOUND, (p));
+    return free_pinned(real, p, VT_API_cuMemHostUnregister);
+}
+
+/* ---- stream-ordered allocation: counted when it succeeds, until its free ------------------- */
+
+VT_EXPORT CUresult cuMemAllocAsync(CUdeviceptr *dptr, size_t bytesize, CUstream hStream)
+{
+    VT_ENTER(cuMemAllocAsync, CU_NOT_FOUND, (dptr, bytesize, hStream));
+    CUresult rc = real(dptr, bytesize, hStream);
+    int saved_errno = errno;
+    record_alloc(rc == CUDA_SUCCESS, VT_SERIES_DEVICE, DEVICE_OF_POINTER, rc ? 0 : *dptr, bytesize,
+                 VT_API_cuMemAllocAsync);
+    vt_leave(saved_errno);
+    return rc;
+}
+
+VT_EXPORT CUresult cuMemAllocAsync_ptsz(CUdeviceptr *dptr, size_t bytesize, CUstream hStream)
+{
+    VT_ENTER(cuMemAllocAsync_ptsz, CU_NOT_FOUND, (dptr, bytesize, hStream));
+    CUresult rc = real(dptr, bytesize, hStream);
+    int saved_errno = errno;
+    record_alloc(rc == CUDA_SUCCESS, VT_SERIES_DEVICE, DEVICE_OF_POINTER, rc ? 0 : *dptr, bytesize,
+                 VT_API_cuMemAllocAsync_ptsz);
+    vt_leave(saved_errno);
+    return rc;
+}
+
+VT_EXPORT CUresult cuMemAllocFromPoolAsync(CUdeviceptr *dptr, size_t bytesize, CUmemoryPool pool,
+                                           CUstream hStream)
+{
+    VT_ENTER(cuMemAllocFromPoolAsync, CU_NOT_FOUND, (dptr, bytesize, pool, hStream));
+    CUresult rc = real(dptr, bytesize, pool, hStream);
+    int saved_errno = errno;
+    record_alloc(rc == CUDA_SUCCESS, VT_SERIES_DEVICE, DEVICE_OF_POINTER, rc ? 0 : *dptr, bytesize,
+                 VT_API_cuMemAllocFromPoolAsync);
+    vt_leave(saved_errno);
+    return rc;
+}
+
+VT_EXPORT CUresult cuMemAllocFromPoolAsync_ptsz(CUdeviceptr *dptr, size_t bytesize,
+                                                CUmemoryPool pool, CUstream hStream)
+{
+    VT_ENTER(cuMemAllocFromPoolAsync_ptsz, CU_NOT_FOUND, (dptr, bytesize, pool, hStream));
+    CUresult rc = real(dptr, bytesize, pool, hStream);
+    int saved_errno = errno;
+    record_alloc(rc == CUDA_SUCCESS, VT_SERIES_DEVICE, DEVICE_OF_POINTER, rc ? 0 : *dptr, bytesize,
+                 VT_API_cuMemAllocFromPoolAsync_ptsz);
+    vt_leave(saved_errno);
+    return rc;
+}
+
+static CUresult free_async(__typeof__(&cuMemFreeAsync) real, CUdeviceptr dptr, CUstream hStream,
+                           vt_api_t api)
+{
+    vt_free_t f;
+    vt_track_free_begin(DEVICE_SERIES, dptr, &f);
+    CUresult rc = real(dptr, hStream);
+    int saved_errno = errno;
+    vt_track_free_end(&f, rc == CUDA_SUCCESS, api);
+    vt_leave(saved_errno);
+    return rc;
+}
+
+VT_EXPORT CUresult cuMemFreeAsync(CUdeviceptr dptr, CUstream hStream)
+{
+    VT_ENTER(cuMemFreeAsync, CU_NOT_FOUND, (dptr, hStream));
+    return free_async(real, dptr, hStream, VT_API_cuMemFreeAsync);
+}
+
+VT_EXPORT CUresult cuMemFreeAsync_ptsz(CUdeviceptr dptr, CUstream hStream)
+{
+    VT_ENTER(cuMemFreeAsync_ptsz, CU_NOT_FOUND, (dptr, hStream));
+    return free_async(real, dptr, hStream, VT_API_cuMemFreeAsync_ptsz);
+}
+
+/* ---- virtual memory management: physical handles, not mappings ------------------------------ */
+
+VT_EXPORT CUresult cuMemCreate(CUmemGenericAllocationHandle *handle, size_t size,
+                               const CUmemAllocationProp *prop, unsigned long long flags)
+{
+    VT_ENTER(cuMemCreate, CU_NOT_FOUND, (handle, size, prop, flags));
+    CUresult rc = real(handle, size, prop, flags);
+    int saved_errno = errno;
+    if (rc == CUDA_SUCCESS) {
+        /* HOST, HOST_NUMA and HOST_NUMA_CURRENT locations are page-locked host memory
+         * (NCCL's cuMem host path), not device memory. */
+        bool on_device = prop->location.type == CU_MEM_LOCATION_TYPE_DEVICE;
+        vt_track_vmm_create(*handle, size, on_device ? VT_SERIES_DEVICE : VT_SERIES_PINNED,
+                            on_device ? prop->location.id : 0, VT_API_cuMemCreate);
+    } else {
+        vt_track_failed(VT_API_cuMemCreate);
+    }
+    vt_leave(saved_errno);
+    return rc;
+}
+
+VT_EXPORT CUresult cuMemRelease(CUmemGenericAllocationHandle handle)
+{
+    VT_ENTER(cuMemRelease, CU_NOT_FOUND, (handle));
+    vt_free_t f;
+    vt_track_vmm_release_begin(handle, &f);
+    CUresult rc = real(handle);
+    int saved_errno = errno;
+    vt_track_vmm_release_end(&f, rc == CUDA_SUCCESS, VT_API_cuMemRelease);
+    vt_leave(saved_errno);
+    return rc;
+}
+
+VT_EXPORT CUresult cuMemRetainAllocationHandle(CUmemGenericAllocationHandle *handle, void *addr)
+{
+    VT_ENTER(cuMemRetainAllocationHandle, CU_NOT_FOUND, (handle, addr));
+    CUresult rc = real(handle, addr);
+    int saved_errno = errno;
+    if (rc == CUDA_SUCCESS)
+        vt_track_vmm_retain(*handle);
+    vt_leave(saved_errno);
+    return rc;
+}
+
+VT_EXPORT CUresult cuMemMap(CUdeviceptr ptr, size_t size, size_t offset,
+                            CUmemGenericAllocationHandle handle, unsigned long long flags)
+{
+    VT_ENTER(cuMemMap, CU_NOT_FOUND, (ptr, size, offset, handle, flags));
+    CUresult rc = real(ptr, size, offset, handle, flags);
+    int saved_errno = errno;
+    if (rc == CUDA_SUCCESS)
+        vt_track_vmm_map(ptr, size, handle);
+    vt_leave(saved_errno);
+    return rc;
+}
+
+VT_EXPORT CUresult cuMemUnmap(CUdeviceptr ptr, size_t size)
+{
+    VT_ENTER(cuMemUnmap, CU_NOT_FOUND, (ptr, size));
+    CUresult rc = real(ptr, size);
+    int saved_errno = errno;
+    if (rc == CUDA_SUCCESS)
+        vt_track_vmm_unmap(ptr, size, VT_API_cuMemUnmap);
+    vt_leave(saved_errno);
+    return rc;
+}
+
+/* Address reservations cost no memory: wrapped so every VMM call passes one door, counted
+ * nowhere. */
+VT_EXPORT CUresult cuMemAddressReserve(CUdeviceptr *ptr, size_t size, size_t alignment,
+                                       CUdeviceptr addr, unsigned long long flags)
+{
+    VT_ENTER(cuMemAddressReserve, CU_NOT_FOUND, (ptr, size, alignment, addr, flags));
+    CUresult rc = real(ptr, size, alignment, addr, flags);
+    vt_leave(errno);
+    return rc;
+}
+
+VT_EXPORT CUresult cuMemAddressFree(CUdeviceptr ptr, size_t size)
+{
+    VT_ENTER(cuMemAddressFree, CU_NOT_FOUND, (ptr, size));
+    CUresult rc = real(ptr, size);
+    vt_leave(errno);
+    return rc;
+}
+
+/* ---- arrays: keyed by handle, sized from the descriptor ------------------------------------- */
+
+VT_EXPORT CUresult cuArrayCreate_v2(CUarray *pHandle, const CUDA_ARRAY_DESCRIPTOR *pAllocateArray)
+{
+    VT_ENTER(cuArrayCreate_v2, CU_NOT_FOUND, (pHandle, pAllocateArray));
+    CUresult rc = real(pHandle, pAllocateArray);
+    int saved_errno = errno;
+    const CUDA_ARRAY_DESCRIPTOR *d = pAllocateArray;
+    record_alloc(rc == CUDA_SUCCESS, VT_SERIES_DEVICE, DEVICE_CURRENT, rc ? 0 : (uint64_t)*pHandle,
+                 rc ? 0 : array_bytes(d->Width, d->Height, 0, d->Format, d->NumChannels),
+                 VT_API_cuArrayCreate_v2);
+    vt_leave(saved_errno);
+    return rc;
+}
+
+VT_EXPORT CUresult cuArray3DCreate_v2(CUarray *pHandle,
+                                      const CUDA_ARRAY3D_DESCRIPTOR *pAllocateArray)
+{
+    VT_ENTER(cuArray3DCreate_v2, CU_NOT_FOUND, (pHandle, pAllocateArray));
+    CUresult rc = real(pHandle, pAllocateArray);
+    int saved_errno = errno;
+    const CUDA_ARRAY3D_DESCRIPTOR *d = pAllocateArray;
+    record_alloc(rc == CUDA_SUCCESS, VT_SERIES_DEVICE, DEVICE_CURRENT, rc ? 0 : (uint64_t)*pHandle,
+                 rc ? 0 : array_bytes(d->Width, d->Height, d->Depth, d->Format, d->NumChannels),
+                 VT_API_cuArray3DCreate_v2);
+    vt_leave(saved_errno);
+    return rc;
+}
+
+/* Each mipmap level halves every extent that is above 1. */
+VT_EXPORT CUresult cuMipmappedArrayCreate(CUmipmappedArray *pHandle,
+                                          const CUDA_ARRAY3D_DESCRIPTOR *pMipmappedArrayDesc,
+                                          unsigned int numMipmapLevels)
+{
+    VT_ENTER(cuMipmappedArrayCreate, CU_NOT_FOUND, (pHandle, pMipmappedArrayDesc, numMipmapLevels));
+    CUresult rc = real(pHandle, pMipmappedArrayDesc, numMipmapLevels);
+    int saved_errno = errno;
+    uint64_t total = 0;
+    if (rc == CUDA_SUCCESS) {
+        const CUDA_ARRAY3D_DESCRIPTOR *d = pMipmappedArrayDesc;
+        size_t w = d->Width, h = d->Height, z = d->Depth;
+        for (unsigned level = 0; level < numMipmapLevels; level++) {
+            total += array_bytes(w, h, z, d->Format, d->NumChannels);
+            w = w > 1 ? w / 2 : 1;
+            h = h > 1 ? h / 2 : h;
+            z = z > 1 ? z / 2 : z;
+        }
+    }
+    record_alloc(rc == CUDA_SUCCESS, VT_SERIES_DEVICE, DEVICE_CURRENT, rc ? 0 : (uint64_t)*pHandle,
+                 total, VT_API_cuMipmappedArrayCreate);
+    vt_leave(saved_errno);
+    return rc;
+}
+
+/* Arrays are keyed by their handle. */
+static void free_array_begin(const void *handle, vt_free_t *f)
+{
+    vt_track_free_begin(VT_MASK(VT_SERIES_DEVICE), (uint64_t)handle, f);
+}
+
+static void free_array_end(vt_free_t *f, CUresult rc, vt_api_t api)
+{
+    int saved_errno = errno;
+    vt_track_free_end(f, rc == CUDA_SUCCESS, api);
+    vt_leave(saved_errno);
+}
+
+VT_EXPORT CUresult cuArrayDestroy(CUarray hArray)
+{
+    VT_ENTER(cuArrayDestroy, CU_NOT_FOUND, (hArray));
+    vt_free_t f;
+    free_array_begin(hArray, &f);
+    CUresult rc = real(hArray);
+    free_array_end(&f, rc, VT_API_cuArrayDestroy);
+    return rc;
+}
+
+VT_EXPORT CUresult cuMipmappedArrayDestroy(CUmipmappedArray hMipmappedArray)
+{
+    VT_ENTER(cuMipmappedArrayDestroy, CU_NOT_FOUND, (hMipmappedArray));
+    vt_free_t f;
+    free_array_begin(hMipmappedArray, &f);
+    CUresult rc = real(hMipmappedArray);
+    free_array_end(&f, rc, VT_API_cuMipmappedArrayDestroy);
+    return rc;
+}
+
+/* ---- a peer's memory (IPC): its own series, sized by the driver ----------------------------- */
+
+static void record_ipc_open(CUresult rc, CUdeviceptr dptr, vt_api_t api)
+{
+    size_t size_bytes = 0;
+    __typeof__(&cuMemGetAddressRange_v2) range = VT_REAL(cuMemGetAddressRange_v2);
+    if (rc == CUDA_SUCCESS && range && range(NULL, &size_bytes, dptr) != CUDA_SUCCESS)
+        size_bytes = 0;
+    record_alloc(rc == CUDA_SUCCESS, VT_SERIES_IMPORTED, DEVICE_CURRENT, dptr, size_bytes, api);
+}
+
+VT_EXPORT CUresult cuIpcOpenMemHandle(CUdeviceptr *pdptr, CUipcMemHandle handle, unsigned int Flags)
+{
+    VT_ENTER(cuIpcOpenMemHandle, CU_NOT_FOUND, (pdptr, handle, Flags));
+    CUresult rc = real(pdptr, handle, Flags);
+    int saved_errno = errno;
+    record_ipc_open(rc, rc ? 0 : *pdptr, VT_API_cuIpcOpenMemHandle);
+    vt_leave(saved_errno);
+    return rc;
+}
+
+VT_EXPORT CUresult cuIpcOpenMemHandle_v2(CUdeviceptr *pdptr, CUipcMemHandle handle,
+                                         unsigned int Flags)
+{
+    VT_ENTER(cuIpcOpenMemHandle_v2, CU_NOT_FOUND, (pdptr, handle, Flags));
+    CUresult rc = real(pdptr, handle, Flags);
+    int saved_errno = errno;
+    record_ipc_open(rc, rc ? 0 : *pdptr, VT_API_cuIpcOpenMemHandle_v2);
+    vt_leave(saved_errno);
+    return rc;
+}
+
+VT_EXPORT CUresult cuIpcCloseMemHandle(CUdeviceptr dptr)
+{
+    VT_ENTER(cuIpcCloseMemHandle, CU_NOT_FOUND, (dptr));
+    vt_free_t f;
+    vt_track_free_begin(VT_MASK(VT_SERIES_IMPORTED), dptr, &f);
+    CUresult rc = real(dptr);
+    int saved_errno = errno;
+    vt_track_free_end(&f, rc == CUDA_SUCCESS, VT_API_cuIpcCloseMemHandle);
+    vt_leave(saved_errno);
+    return rc;
+}
+
+/* ---- graph memory: the driver's reserve, sampled where it can change ------------------------ */
+
+static void sample_graph_memory(int device, vt_api_t api)
+{
+    __typeof__(&cuDeviceGetGraphMemAttribute) get = VT_REAL(cuDeviceGetGraphMemAttribute);
+    cuuint64_t reserved_bytes = 0;
+    if (get && get(device, CU_GRAPH_MEM_ATTR_RESERVED_MEM_CURRENT, &reserved_bytes) == CUDA_SUCCESS)
+        vt_track_graph_reserved(device, reserved_bytes, api);
+}
+
+VT_EXPORT CUresult cuGraphLaunch(CUgraphExec hGraphExec, CUstream hStream)
+{
+    VT_ENTER(cuGraphLaunch, CU_NOT_FOUND, (hGraphExec, hStream));
+    CUresult rc = real(hGraphExec, hStream);
+    int saved_errno = errno;
+    sample_graph_memory(vt_current_device(), VT_API_cuGraphLaunch);
+    vt_leave(saved_errno);
+    return rc;
+}
+
+VT_EXPORT CUresult cuGraphLaunch_ptsz(CUgraphExec hGraphExec, CUstream hStream)
+{
+    VT_ENTER(cuGraphLaunch_ptsz, CU_NOT_FOUND, (hGraphExec, hStream));
+    CUresult rc = real(hGraphExec, hStream);
+    int saved_errno = errno;
+    sample_graph_memory(vt_current_device(), VT_API_cuGraphLaunch_ptsz);
+    vt_leave(saved_errno);
+    return rc;
+}
+
+VT_EXPORT CUresult cuGraphExecDestroy(CUgraphExec hGraphExec)
+{
+    VT_ENTER(cuGraphExecDestroy, CU_NOT_FOUND, (hGraphExec));
+    CUresult rc = real(hGraphExec);
+    int saved_errno = errno;
+    sample_graph_memory(vt_current_device(), VT_API_cuGraphExecDestroy);
+    vt_leave(saved_errno);
+    return rc;
+}
+
+VT_EXPORT CUresult cuDeviceGraphMemTrim(CUdevice device)
+{
+    VT_ENTER(cuDeviceGraphMemTrim, CU_NOT_FOUND, (device));
+    CUresult rc = real(device);
+    int saved_errno = errno;
+    sample_graph_memory(device, VT_API_cuDeviceGraphMemTrim);
+    vt_leave(saved_errno);
+    return rc;
+}
+
+/* ---- context teardown: the device's allocations vanish without a free call ------------------ */
+
+VT_EXPORT CUresult cuDevicePrimaryCtxReset_v2(CUdevice dev)
+{
+    VT_ENTER(cuDevicePrimaryCtxReset_v2, CU_NOT_FOUND, (dev));
+    CUresult rc = real(dev);
+    int saved_errno = errno;
+    if (rc == CUDA_SUCCESS)
+        vt_track_drop_device(dev, VT_API_cuDevicePrimaryCtxReset_v2);
+    vt_leave(saved_errno);
+    return rc;
+}
+
+/* Only the last release destroys the context; the driver says whether this was it. */
+VT_EXPORT CUresult cuDevicePrimaryCtxRelease_v2(CUdevice dev)
+{
+    VT_ENTER(cuDevicePrimaryCtxRelease_v2, CU_NOT_FOUND, (dev));
+    CUresult rc = real(dev);
+    int saved_errno = errno;
+    __typeof__(&cuDevicePrimaryCtxGetState) state = VT_REAL(cuDevicePrimaryCtxGetState);
+    unsigned int flags = 0;
+    int active = 1;
+    if (rc == CUDA_SUCCESS && state && state(dev, &flags, &active) == CUDA_SUCCESS && !active)
+        vt_track_drop_device(dev, VT_API_cuDevicePrimaryCtxRelease_v2);
+    vt_leave(saved_errno);
+    return rc;
+}
+
+/* ---- the runtime: one event per call, attributed to the runtime API ------------------------- */
+/* The guard set here keeps the runtime's own driver calls (through our substituted pointers)
+ * from being counted a second time; the runtime hook records. */
+
+#define RT_OK(rc) ((rc) == cudaSuccess)
+
+VT_EXPORT cudaError_t cudaMalloc(void **devPtr, size_t size)
+{
+    VT_ENTER(cudaMalloc, RT_NOT_FOUND, (devPtr, size));
+    cudaError_t rc = real(devPtr, size);
+    int saved_errno = errno;
+    record_alloc(RT_OK(rc), VT_SERIES_DEVICE, DEVICE_CURRENT, rc ? 0 : (uint64_t)*devPtr, size,
+                 VT_API_cudaMalloc);
+    vt_leave(saved_errno);
+    return rc;
+}
+
+VT_EXPORT cudaError_t cudaMallocPitch(void **devPtr, size_t *pitch, size_t width, size_t height)
+{
+    VT_ENTER(cudaMallocPitch, RT_NOT_FOUND, (devPtr, pitch, width, height));
+    cudaError_t rc = real(devPtr, pitch, width, height);
+    int saved_errno = errno;
+    record_alloc(RT_OK(rc), VT_SERIES_DEVICE, DEVICE_CURRENT, rc ? 0 : (uint64_t)*devPtr,
+                 rc ? 0 : (uint64_t)*pitch * height, VT_API_cudaMallocPitch);
+    vt_leave(saved_errno);
+    return rc;
+}
+
+VT_EXPORT cudaError_t cudaMalloc3D(struct cudaPitchedPtr *pitchedDevPtr, struct cudaExtent extent)
+{
+    VT_ENTER(cudaMalloc3D, RT_NOT_FOUND, (pitchedDevPtr, extent));
+    cudaError_t rc = real(pitchedDevPtr, extent);
+    int saved_errno = errno;
+    uint64_t rows =
+        (uint64_t)(extent.height ? extent.height : 1) * (extent.depth ? extent.depth : 1);
+    record_alloc(RT_OK(rc), VT_SERIES_DEVICE, DEVICE_CURRENT, rc ? 0 : (uint64_t)pitchedDevPtr->ptr,
+                 rc ? 0 : pitchedDevPtr->pitch * rows, VT_API_cudaMalloc3D);
+    vt_leave(saved_errno);
+    return rc;
+}
+
+VT_EXPORT cudaError_t cudaMallocArray(cudaArray_t *array, const struct cudaChannelFormatDesc *desc,
+                                      size_t width, size_t height, unsigned int flags)
+{
+    VT_ENTER(cudaMallocArray, RT_NOT_FOUND, (array, desc, width, height, flags));
+    cudaError_t rc = real(array, desc, width, height, flags);
+    int saved_errno = errno;
+    uint64_t elem_bits = rc ? 0 : (uint64_t)(desc->x + desc->y + desc->z + desc->w);
+    record_alloc(RT_OK(rc), VT_SERIES_DEVICE, DEVICE_CURRENT, rc ? 0 : (uint64_t)*array,
+                 elem_bits / 8 * width * (height ? height : 1), VT_API_cudaMallocArray);
+    vt_leave(saved_errno);
+    return rc;
+}
+
+VT_EXPORT cudaError_t cudaMallocManaged(void **devPtr, size_t size, unsigned int flags)
+{
+    VT_ENTER(cudaMallocManaged, RT_NOT_FOUND, (devPtr, size, flags));
+    cudaError_t rc = real(devPtr, size, flags);
+    int saved_errno = errno;
+    record_alloc(RT_OK(rc), VT_SERIES_MANAGED, DEVICE_CURRENT, rc ? 0 : (uint64_t)*devPtr, size,
+                 VT_API_cudaMallocManaged);
+    vt_leave(saved_errno);
+    return rc;
+}
+
+VT_EXPORT cudaError_t cudaMallocHost(void **ptr, size_t size)
+{
+    VT_ENTER(cudaMallocHost, RT_NOT_FOUND, (ptr, size));
+    cudaError_t rc = real(ptr, size);
+    int saved_errno = errno;
+    record_alloc(RT_OK(rc), VT_SERIES_PINNED, DEVICE_HOST, rc ? 0 : (uint64_t)*ptr, size,
+                 VT_API_cudaMallocHost);
+    vt_leave(saved_errno);
+    return rc;
+}
+
+VT_EXPORT cudaError_t cudaHostAlloc(void **pHost, size_t size, unsigned int flags)
+{
+    VT_ENTER(cudaHostAlloc, RT_NOT_FOUND, (pHost, size, flags));
+    cudaError_t rc = real(pHost, size, flags);
+    int saved_errno = errno;
+    record_alloc(RT_OK(rc), VT_SERIES_PINNED, DEVICE_HOST, rc ? 0 : (uint64_t)*pHost, size,
+                 VT_API_cudaHostAlloc);
+    vt_leave(saved_errno);
+    return rc;
+}
+
+VT_EXPORT cudaError_t cudaHostRegister(void *ptr, size_t size, unsigned int flags)
+{
+    VT_ENTER(cudaHostRegister, RT_NOT_FOUND, (ptr, size, flags));
+    cudaError_t rc = real(ptr, size, flags);
+    int saved_errno = errno;
+    record_alloc(RT_OK(rc), VT_SERIES_PINNED, DEVICE_HOST, (uint64_t)ptr, size,
+                 VT_API_cudaHostRegister);
+    vt_leave(saved_errno);
+    return rc;
+}
+
+VT_EXPORT cudaError_t cudaMallocAsync(void **devPtr, size_t size, cudaStream_t hStream)
+{
+    VT_ENTER(cudaMallocAsync, RT_NOT_FOUND, (devPtr, size, hStream));
+    cudaError_t rc = real(devPtr, size, hStream);
+    int saved_errno = errno;
+    record_alloc(RT_OK(rc), VT_SERIES_DEVICE, DEVICE_OF_POINTER, rc ? 0 : (uint64_t)*devPtr, size,
+                 VT_API_cudaMallocAsync);
+    vt_leave(saved_errno);
+    return rc;
+}
+
+VT_EXPORT cudaError_t cudaMallocAsync_ptsz(void **devPtr, size_t size, cudaStream_t hStream)
+{
+    VT_ENTER(cudaMallocAsync_ptsz, RT_NOT_FOUND, (devPtr, size, hStream));
+    cudaError_t rc = real(devPtr, size, hStream);
+    int saved_errno = errno;
+    record_alloc(RT_OK(rc), VT_SERIES_DEVICE, DEVICE_OF_POINTER, rc ? 0 : (uint64_t)*devPtr, size,
+                 VT_API_cudaMallocAsync_ptsz);
+    vt_leave(saved_errno);
+    return rc;
+}
+
+VT_EXPORT cudaError_t cudaMallocFromPoolAsync(void **ptr, size_t size, cudaMemPool_t memPool,
+                                              cudaStream_t stream)
+{
+    VT_ENTER(cudaMallocFromPoolAsync, RT_NOT_FOUND, (ptr, size, memPool, stream));
+    cudaError_t rc = real(ptr, size, memPool, stream);
+    int saved_errno = errno;
+    record_alloc(RT_OK(rc), VT_SERIES_DEVICE, DEVICE_OF_POINTER, rc ? 0 : (uint64_t)*ptr, size,
+                 VT_API_cudaMallocFromPoolAsync);
+    vt_leave(saved_errno);
+    return rc;
+}
+
+VT_EXPORT cudaError_t cudaMallocFromPoolAsync_ptsz(void **ptr, size_t size, cudaMemPool_t memPool,
+                                                   cudaStream_t stream)
+{
+    VT_ENTER(cudaMallocFromPoolAsync_ptsz, RT_NOT_FOUND, (ptr, size, memPool, stream));
+    cudaError_t rc = real(ptr, size, memPool, stream);
+    int saved_errno = errno;
+    record_alloc(RT_OK(rc), VT_SERIES_DEVICE, DEVICE_OF_POINTER, rc ? 0 : (uint64_t)*ptr, size,
+                 VT_API_cudaMallocFromPoolAsync_ptsz);
+    vt_leave(saved_errno);
+    return rc;
+}
+
+/* A runtime free of p in the given series. A NULL pointer is the documented no-op of
+ * cudaFree, cudaFreeHost and cudaFreeArray: nothing is recorded for it but an error. */
+static void rt_free_begin(unsigned series_mask, const void *p, vt_free_t *f)
+{
+    f->found = false;
+    if (p)
+        vt_track_free_begin(series_mask, (uint64_t)p, f);
+}
+
+static void rt_free_end(vt_free_t *f, const void *p, cudaError_t rc, vt_api_t api)
+{
+    if (p)
+        vt_track_free_end(f, RT_OK(rc), api);
+    else if (!RT_OK(rc))
+        vt_track_failed(api);
+}
+
+VT_EXPORT cudaError_t cudaFree(void *devPtr)
+{
+    VT_ENTER(cudaFree, RT_NOT_FOUND, (devPtr));
+    vt_free_t f;
+    rt_free_begin(DEVICE_SERIES, devPtr, &f);
+    cudaError_t rc = real(devPtr);
+    int saved_errno = errno;
+    rt_free_end(&f, devPtr, rc, VT_API_cudaFree);
+    vt_leave(saved_errno);
+    return rc;
+}
+
+VT_EXPORT cudaError_t cudaFreeArray(cudaArray_t array)
+{
+    VT_ENTER(cudaFreeArray, RT_NOT_FOUND, (array));
+    vt_free_t f;
+    rt_free_begin(VT_MASK(VT_SERIES_DEVICE), array, &f);
+    cudaError_t rc = real(array);
+    int saved_errno = errno;
+    rt_free_end(&f, array, rc, VT_API_cudaFreeArray);
+    vt_leave(saved_errno);
+    return rc;
+}
+
+VT_EXPORT cudaError_t cudaFreeHost(void *ptr)
+{
+    VT_ENTER(cudaFreeHost, RT_NOT_FOUND, (ptr));
+    vt_free_t f;
+    rt_free_begin(PINNED_SERIES, ptr, &f);
+    cudaError_t rc = real(ptr);
+    int saved_errno = errno;
+    rt_free_end(&f, ptr, rc, VT_API_cudaFreeHost);
+    vt_leave(saved_errno);
+    return rc;
+}
+
+VT_EXPORT cudaError_t cudaHostUnregister(void *ptr)
+{
+    VT_ENTER(cudaHostUnregister, RT_NOT_FOUND, (ptr));
+    vt_free_t f;
+    rt_free_begin(PINNED_SERIES, ptr, &f);
+    cudaError_t rc = real(ptr);
+    int saved_errno = errno;
+    rt_free_end(&f, ptr, rc, VT_API_cudaHostUnregister);
+    vt_leave(saved_errno);
+    return rc;
+}
+
+VT_EXPORT cudaError_t cudaFreeAsync(void *devPtr, cudaStream_t hStream)
+{
+    VT_ENTER(cudaFreeAsync, RT_NOT_FOUND, (devPtr, hStream));
+    vt_free_t f;
+    rt_free_begin(DEVICE_SERIES, devPtr, &f);
+    cudaError_t rc = real(devPtr, hStream);
+    int saved_errno = errno;
+    rt_free_end(&f, devPtr, rc, VT_API_cudaFreeAsync);
+    vt_leave(saved_errno);
+    return rc;
+}
+
+VT_EXPORT cudaError_t cudaFreeAsync_ptsz(void *devPtr, cudaStream_t hStream)
+{
+    VT_ENTER(cudaFreeAsync_ptsz, RT_NOT_FOUND, (devPtr, hStream));
+    vt_free_t f;
+    rt_free_begin(DEVICE_SERIES, devPtr, &f);
+    cudaError_t rc = real(devPtr, hStream);
+    int saved_errno = errno;
+    rt_free_end(&f, devPtr, rc, VT_API_cudaFreeAsync_ptsz);
+    vt_leave(saved_errno);
+    return rc;
+}
+
+/* ---- cudaGetDriverEntryPoint: the runtime's door to driver pointers ------------------------- */
+/* The runtime answers these through the cuGetProcAddress it fetched — already our wrapper when
+ * cudart reached the driver through our doors, and then the pointer is ours and substitute()
+ * leaves it. Otherwise substitute here: ByVersion knows the caller's version; the unversioned
+ * call uses the runtime's own, taken as the newest we know. The _ptsz exports serve code built
+ * for the per-thread default stream, where cudaEnableDefault means per-thread. */
+
+static cudaError_t entry_point(cudaError_t rc, const char *symbol, void **funcPtr, int version,
+                               unsigned long long flags, bool ptsz)
+{
+    if (RT_OK(rc) && vt_is_on()) {
+        int saved_errno = errno;
+        if (ptsz && flags == cudaEnableDefault)
+            flags = cudaEnablePerThreadDefaultStream;
+        vt_substitute(symbol, funcPtr, version, flags);
+        errno = saved_errno;
+    }
+    return rc;
+}
+
+VT_EXPORT cudaError_t cudaGetDriverEntryPoint(const char *symbol, void **funcPtr,
+                                              unsigned long long flags,
+                                              enum cudaDriverEntryPointQueryResult *driverStatus)
+{
+    vt_ensure_init();
+    __typeof__(&cudaGetDriverEntryPoint) real = VT_REAL(cudaGetDriverEntryPoint);
+    if (VT_UNLIKELY(!real))
+        return RT_NOT_FOUND;
+    return entry_point(real(symbol, funcPtr, flags, driverStatus), symbol, funcPtr,
+                       VT_CUDA_ABI_VERSION, flags, false);
+}
+
+VT_EXPORT cudaError_t
+cudaGetDriverEntryPoint_ptsz(const char *symbol, void **funcPtr, unsigned long long flags,
+                             enum cudaDriverEntryPointQueryResult *driverStatus)
+{
+    vt_ensure_init();
+    __typeof__(&cudaGetDriverEntryPoint_ptsz) real = VT_REAL(cudaGetDriverEntryPoint_ptsz);
+    if (VT_UNLIKELY(!real))
+        return RT_NOT_FOUND;
+    return entry_point(real(symbol, funcPtr, flags, driverStatus), symbol, funcPtr,
+                       VT_CUDA_ABI_VERSION, flags, true);
+}
+
+VT_EXPORT cudaError_t cudaGetDriverEntryPointByVersion(
+    const char *symbol, void **funcPtr, unsigned int cudaVersion, unsigned long long flags,
+    enum cudaDriverEntryPointQueryResult *driverStatus)
+{
+    vt_ensure_init();
+    __typeof__(&cudaGetDriverEntryPointByVersion) real = VT_REAL(cudaGetDriverEntryPointByVersion);
+    if (VT_UNLIKELY(!real))
+        return RT_NOT_FOUND;
+    return entry_point(real(symbol, funcPtr, cudaVersion, flags, driverStatus), symbol, funcPtr,
+                       (int)cudaVersion, flags, false);
+}
+
+VT_EXPORT cudaError_t cudaGetDriverEntryPointByVersion_ptsz(
+    const char *symbol, void **funcPtr, unsigned int cudaVersion, unsigned long long flags,
+    enum cudaDriverEntryPointQueryResult *driverStatus)
+{
+    vt_ensure_init();
+    __typeof__(&cudaGetDriverEntryPointByVersion_ptsz) real =
+        VT_REAL(cudaGetDriverEntryPointByVersion_ptsz);
+    if (VT_UNLIKELY(!real))
+        return RT_NOT_FOUND;
+    return entry_point(real(symbol, funcPtr, cudaVersion, flags, driverStatus), symbol, funcPtr,
+                       (int)cudaVersion, flags, true);
 }

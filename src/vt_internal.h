@@ -9,6 +9,20 @@
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
+
+#include "vt_cuda.h"
+
+/* uthash allocates from the arena, and running out must never exit the host (uthash's default
+ * uthash_fatal is exit(-1)): a failed insert leaves the table as it was and sets a flag. */
+void *vt_arena_alloc(size_t bytes);
+void vt_arena_free(void *p, size_t bytes);
+extern bool vt_table_oom;
+#define uthash_malloc(sz)        vt_arena_alloc(sz)
+#define uthash_free(ptr, sz)     vt_arena_free((ptr), (sz))
+#define HASH_NONFATAL_OOM        1
+#define uthash_nonfatal_oom(obj) (vt_table_oom = true)
+#include "uthash.h"
 
 #define VT_EXPORT      __attribute__((visibility("default")))
 #define VT_LIKELY(x)   __builtin_expect(!!(x), 1)
@@ -70,6 +84,147 @@ void vt_reset_after_fork(void);
 void vt_set_paused(bool paused);
 bool vt_is_paused(void);
 void vt_mark(const char *label);
+void vt_note_cuda_used(void);
+bool vt_cuda_used(void);
 unsigned long vt_n_marks(void);
+
+/* Function pointers tests replace to inject faults (STYLE §7, jemalloc JET_MUTABLE). They stay
+ * writable in every build because one object library serves both the preload and the unit
+ * tests; they are hidden, so the traced program cannot reach them. */
+#define VT_TEST_MUTABLE
+
+/* ---- hooks.def: API ids -------------------------------------------------------------------- */
+typedef enum vt_api_e {
+    VT_API_NONE,
+#define VT_HOOK_CU(name, base, ver, variant) VT_API_##name,
+#define VT_HOOK_RT(name)                     VT_API_##name,
+#define VT_REAL_CU(name)
+#include "hooks.def"
+#undef VT_HOOK_CU
+#undef VT_HOOK_RT
+#undef VT_REAL_CU
+    VT_API_COUNT
+} vt_api_t;
+
+/* ---- arena.c ------------------------------------------------------------------------------ */
+/* vt_arena_alloc (zeroed, 16-byte aligned, NULL when out of memory) and vt_arena_free are
+ * declared above, for uthash. */
+typedef void *(*vt_arena_map_fn)(size_t bytes);
+extern VT_TEST_MUTABLE vt_arena_map_fn vt_arena_map; /* mmap seam */
+size_t vt_arena_mapped_bytes(void);
+
+/* ---- table.c: the live table, keyed by (key space, value) ----------------------------------- */
+/* Key spaces: the series an address counts in, or where a VMM handle or mapping lives. */
+typedef enum vt_series_e {
+    VT_SERIES_DEVICE,   /* device memory: makes the device peak */
+    VT_SERIES_PINNED,   /* page-locked host memory */
+    VT_SERIES_MANAGED,  /* unified memory */
+    VT_SERIES_IMPORTED, /* a peer's memory opened here (IPC) */
+    VT_SERIES_COUNT
+} vt_series_t;
+#define VT_SPACE_VMM_HANDLE VT_SERIES_COUNT       /* cuMemCreate handles, counted in a series */
+#define VT_SPACE_VMM_MAP    (VT_SERIES_COUNT + 1) /* cuMemMap ranges: count nothing */
+
+typedef struct vt_alloc_s {
+    uint64_t key;      /* address, array handle or VMM handle */
+    uint32_t space;    /* vt_series_t or VT_SPACE_* */
+    uint32_t key_pad_; /* zero: part of the hashed key */
+    uint64_t size_bytes;
+    uint64_t t_ns;  /* when it was allocated */
+    int32_t device; /* device ordinal; 0 for host series */
+    uint32_t tid;
+    uint16_t api;        /* vt_api_t that made it */
+    int8_t series;       /* the series its bytes count in, or -1 (VMM mappings) */
+    uint8_t category;    /* reserved for categories */
+    uint32_t stack_id;   /* reserved for call-sites */
+    uint32_t refcount;   /* VMM handles: cuMemCreate + retains − releases */
+    uint32_t n_mappings; /* VMM handles: live cuMemMap ranges */
+    uint64_t vmm_handle; /* VMM mappings: the handle mapped */
+    UT_hash_handle hh;
+} vt_alloc_t;
+
+vt_alloc_t *vt_table_find(uint32_t space, uint64_t key);
+vt_alloc_t *vt_table_insert(const vt_alloc_t *proto); /* copies; NULL when out of memory */
+void vt_table_remove(vt_alloc_t *a);
+vt_alloc_t *vt_table_first(void);
+vt_alloc_t *vt_table_next(vt_alloc_t *a);
+size_t vt_table_count(void);
+void vt_table_forget(void); /* fork child: drop everything inherited */
+
+/* ---- track.c: accounting -------------------------------------------------------------------- */
+#define VT_MAX_DEVICES 64
+
+typedef struct vt_series_stats_s {
+    uint64_t live_bytes;
+    uint64_t peak_bytes;
+    uint64_t peak_t_ns;
+    uint64_t n_allocs;
+    uint64_t n_frees;
+} vt_series_stats_t;
+
+typedef struct vt_totals_s {
+    uint64_t n_allocs;
+    uint64_t n_frees;
+    uint64_t n_failed;          /* calls that allocated or freed nothing: errors, NULL, 0 bytes */
+    uint64_t n_unmatched_frees; /* successful frees of addresses never seen allocated */
+    uint64_t n_dropped;         /* events lost because the table could not grow */
+} vt_totals_t;
+
+/* A free in two steps around the real call (STYLE §3.9): begin removes the entry before the
+ * driver can hand the address out again, end commits or puts it back. */
+typedef struct vt_free_s {
+    bool found;
+    vt_alloc_t saved;
+} vt_free_t;
+
+uint64_t vt_now_ns(void);
+void vt_track_alloc(vt_series_t series, int device, uint64_t key, uint64_t size_bytes,
+                    vt_api_t api);
+#define VT_MASK(series) (1u << (series))
+void vt_track_free_begin(unsigned series_mask, uint64_t key, vt_free_t *f);
+void vt_track_free_end(vt_free_t *f, bool ok, vt_api_t api);
+void vt_track_failed(vt_api_t api);
+void vt_track_vmm_create(uint64_t handle, uint64_t size_bytes, vt_series_t series, int device,
+                         vt_api_t api);
+void vt_track_vmm_retain(uint64_t handle);
+void vt_track_vmm_release_begin(uint64_t handle, vt_free_t *f);
+void vt_track_vmm_release_end(vt_free_t *f, bool ok, vt_api_t api);
+void vt_track_vmm_map(uint64_t va, uint64_t size_bytes, uint64_t handle);
+void vt_track_vmm_unmap(uint64_t va, uint64_t size_bytes, vt_api_t api);
+void vt_track_graph_reserved(int device, uint64_t reserved_bytes, vt_api_t api);
+void vt_track_drop_device(int device, vt_api_t api);
+bool vt_track_stats(vt_series_t series, int device, vt_series_stats_t *out);
+void vt_track_totals(vt_totals_t *out);
+void vt_track_reset(void);
+void vt_track_lock(void);   /* fork prepare */
+void vt_track_unlock(void); /* fork parent */
+void vt_track_after_fork_child(void);
+void vt_track_summary(void); /* the exit line(s) on stderr */
+
+/* ---- resolve.c: real functions and the substitution doors ------------------------------------ */
+typedef struct vt_real_s {
+#define VT_HOOK_CU(name, base, ver, variant) __typeof__(&name) name;
+#define VT_HOOK_RT(name)                     __typeof__(&name) name;
+#define VT_REAL_CU(name)                     __typeof__(&name) name;
+#include "hooks.def"
+#undef VT_HOOK_CU
+#undef VT_HOOK_RT
+#undef VT_REAL_CU
+} vt_real_t;
+extern vt_real_t vt_real;
+
+/* VT_REAL(name): the real function, resolved on first use (acquire load); NULL if none. */
+#define VT_REAL(name)                                                                              \
+    __extension__({                                                                                \
+        __typeof__(&name) vt_f_ = __atomic_load_n(&vt_real.name, __ATOMIC_ACQUIRE);                \
+        vt_f_ ? vt_f_ : (__typeof__(&name))vt_resolve_real(offsetof(vt_real_t, name), #name);      \
+    })
+void *vt_resolve_real(size_t slot_offset, const char *name);
+void vt_substitute(const char *symbol, void **pfn, int cuda_version, uint64_t flags);
+void *vt_dlsym_intercept(void *handle, const char *name);
+bool vt_is_own_address(const void *p);
+const char *vt_api_name(vt_api_t api);
+int vt_current_device(void);          /* from the real driver; 0 when unknown */
+int vt_device_of_pointer(uint64_t p); /* from the real driver; -1 when unknown */
 
 #endif

@@ -1,0 +1,82 @@
+/* SPDX-License-Identifier: MIT */
+/* The capture library's memory: chunks of anonymous mmap carved by a bump pointer, with
+ * power-of-two free lists, so the recording path never calls malloc (the host program's malloc
+ * may be interposed, locked, or be the thing being debugged). Callers hold vt_lock. AS-safe. */
+#include "vt_internal.h"
+
+#include <stdint.h>
+#include <sys/mman.h>
+
+#define ARENA_CHUNK_BYTES ((size_t)1 << 20)
+#define ARENA_MIN_SHIFT   4 /* 16-byte classes and up */
+#define ARENA_N_CLASSES   40
+
+typedef struct free_block_s {
+    struct free_block_s *next;
+} free_block_t;
+
+static char *arena_cursor, *arena_end;
+static free_block_t *arena_free_lists[ARENA_N_CLASSES];
+static size_t arena_mapped_bytes;
+
+/* Size class of a request: the smallest power of two >= bytes, at least 16 bytes. */
+static unsigned size_class(size_t bytes)
+{
+    unsigned shift = ARENA_MIN_SHIFT;
+    while (((size_t)1 << shift) < bytes)
+        shift++;
+    return shift - ARENA_MIN_SHIFT;
+}
+
+/* The seam tests use to make the arena fail (STYLE §7: jemalloc JET_MUTABLE). */
+static void *arena_map_default(size_t bytes)
+{
+    void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    return p == MAP_FAILED ? NULL : p;
+}
+VT_TEST_MUTABLE vt_arena_map_fn vt_arena_map = arena_map_default;
+
+/* vt_arena_alloc: `bytes` of zeroed memory, 16-byte aligned, or NULL when the system refuses
+ * more. vt_lock held. */
+void *vt_arena_alloc(size_t bytes)
+{
+    unsigned c = size_class(bytes);
+    if (c >= ARENA_N_CLASSES)
+        return NULL;
+    size_t class_bytes = (size_t)1 << (c + ARENA_MIN_SHIFT);
+    free_block_t *b = arena_free_lists[c];
+    if (b) {
+        arena_free_lists[c] = b->next;
+        __builtin_memset(b, 0, class_bytes);
+        return b;
+    }
+    if ((size_t)(arena_end - arena_cursor) < class_bytes) {
+        /* Large requests get their own mapping; the tail of the old chunk is abandoned. */
+        size_t chunk = class_bytes > ARENA_CHUNK_BYTES ? class_bytes : ARENA_CHUNK_BYTES;
+        char *p = vt_arena_map(chunk);
+        if (!p)
+            return NULL;
+        arena_mapped_bytes += chunk;
+        arena_cursor = p;
+        arena_end = p + chunk;
+    }
+    void *p = arena_cursor;
+    arena_cursor += class_bytes; /* mmap memory is already zero */
+    return p;
+}
+
+/* vt_arena_free: gives back a block of `bytes` (the size it was allocated with). vt_lock held. */
+void vt_arena_free(void *p, size_t bytes)
+{
+    if (!p)
+        return;
+    unsigned c = size_class(bytes);
+    free_block_t *b = p;
+    b->next = arena_free_lists[c];
+    arena_free_lists[c] = b;
+}
+
+size_t vt_arena_mapped_bytes(void)
+{
+    return arena_mapped_bytes;
+}

@@ -1,0 +1,20 @@
+# SPDX-License-Identifier: MIT
+# Writes the anonymous version script of libvramtrace.so from hooks.def, so the exported names
+# cannot drift from the hook table: every VT_HOOK_CU / VT_HOOK_RT row, dlsym, and the annotation
+# API. Anonymous on purpose: a named version node silently stops interposition
+# (reference/interception.md §0 item 8). tests/exports.expected pins the result.
+function(vt_write_exports_map hooks_def out)
+  file(STRINGS ${hooks_def} rows REGEX "^VT_HOOK_(CU|RT)\\(")
+  set(names dlsym vramtrace_mark vramtrace_pause vramtrace_resume)
+  foreach(row IN LISTS rows)
+    string(REGEX REPLACE "^VT_HOOK_(CU|RT)\\(([A-Za-z0-9_]+).*" "\\2" name "${row}")
+    list(APPEND names ${name})
+  endforeach()
+  list(SORT names)
+  set(text "/* Generated from src/hooks.def by src/exports.cmake: do not edit. */\n{\n  global:\n")
+  foreach(name IN LISTS names)
+    string(APPEND text "    ${name};\n")
+  endforeach()
+  string(APPEND text "  local: *;\n};\n")
+  file(WRITE ${out} "${text}")
+endfunction()

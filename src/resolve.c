@@ -1,0 +1,268 @@
+/* SPDX-License-Identifier: MIT */
+/* Where the real CUDA functions come from, and the two doors that hand out our wrappers
+ * instead: the exported dlsym (static cudart, cuBLAS, cuDNN, NCCL and XLA look the driver up
+ * with it) and the substitution step behind cuGetProcAddress and cudaGetDriverEntryPoint
+ * (reference/interception.md §0, §2a, §2b). Everything here is AS-safe after the first call:
+ * dlsym/dladdr/dlopen(RTLD_NOLOAD) only, no malloc of our own. */
+#include "vt_internal.h"
+
+#include <dlfcn.h>
+#include <string.h>
+
+vt_real_t vt_real;
+
+/* glibc's dlsym, bootstrapped with dlvsym: calling the public dlsym from here would reach our
+ * own export (HAMi-core #174, vgpu-manager PR #89). Read by the assembly stub below. */
+void *(*vt_real_dlsym_ptr)(void *, const char *)__attribute__((visibility("hidden")));
+
+static void *(*real_dlsym(void))(void *, const char *)
+{
+    void *(*f)(void *, const char *) = __atomic_load_n(&vt_real_dlsym_ptr, __ATOMIC_ACQUIRE);
+    if (VT_LIKELY(f))
+        return f;
+    /* glibc ≥ 2.34 defines dlsym@@GLIBC_2.34 and keeps dlsym@GLIBC_2.2.5 (x86-64) as the same
+     * function; aarch64's oldest node is GLIBC_2.17. */
+    static const char *const versions[] = {"GLIBC_2.34", "GLIBC_2.2.5", "GLIBC_2.17"};
+    for (size_t i = 0; i < sizeof versions / sizeof versions[0] && !f; i++)
+        f = (void *(*)(void *, const char *))dlvsym(RTLD_NEXT, "dlsym", versions[i]);
+    __atomic_store_n(&vt_real_dlsym_ptr, f, __ATOMIC_RELEASE);
+    return f;
+}
+
+/* True when p lies inside libvramtrace.so itself. */
+bool vt_is_own_address(const void *p)
+{
+    static char self_marker;
+    static void *self_base; /* our load address, looked up once */
+    Dl_info info;
+    void *base = __atomic_load_n(&self_base, __ATOMIC_ACQUIRE);
+    if (!base && dladdr(&self_marker, &info)) {
+        base = info.dli_fbase;
+        __atomic_store_n(&self_base, base, __ATOMIC_RELEASE);
+    }
+    return p && base && dladdr(p, &info) && info.dli_fbase == base;
+}
+
+/* ---- the slot table, generated from hooks.def --------------------------------------------- */
+
+typedef struct slot_s {
+    const char *name;   /* exported name */
+    const char *base;   /* cuGetProcAddress base name, or NULL for runtime / call-only rows */
+    int version;        /* cuGetProcAddress ABI version */
+    bool per_thread;    /* a _ptsz variant */
+    size_t real_offset; /* where in vt_real the real pointer lives */
+    void *wrapper;      /* our export, or NULL for call-only rows */
+} slot_t;
+
+static const slot_t slots[] = {
+#define VT_HOOK_CU(name, base, ver, variant)                                                       \
+    {#name, #base, ver, sizeof(#variant) > 1, offsetof(vt_real_t, name), (void *)&name},
+#define VT_HOOK_RT(name) {#name, NULL, 0, false, offsetof(vt_real_t, name), (void *)&name},
+#define VT_REAL_CU(name) {#name, NULL, 0, false, offsetof(vt_real_t, name), NULL},
+#include "hooks.def"
+#undef VT_HOOK_CU
+#undef VT_HOOK_RT
+#undef VT_REAL_CU
+};
+#define N_SLOTS (sizeof slots / sizeof slots[0])
+
+static void **slot_ptr(const slot_t *s)
+{
+    return (void **)((char *)&vt_real + s->real_offset);
+}
+
+/* Publishes a real pointer for a slot, unless it is one of our own exports (a driver built
+ * without -Bsymbolic, or a lookup through RTLD_DEFAULT, hands those back: storing one would
+ * recurse forever; HAMi-core PRs #215, #326). */
+static void slot_store(const slot_t *s, void *real)
+{
+    if (real && !vt_is_own_address(real))
+        __atomic_store_n(slot_ptr(s), real, __ATOMIC_RELEASE);
+}
+
+static bool is_runtime_slot(const slot_t *s)
+{
+    return s->name[0] == 'c' && s->name[1] == 'u' && s->name[2] == 'd' && s->name[3] == 'a';
+}
+
+/* vt_resolve_real: the slot's real function when no door has filled it yet. Driver functions
+ * come from the loaded libcuda.so.1 (an allocation that reached a shim means the program has
+ * it), else from the next object after us; runtime functions from the next object. Returns
+ * NULL when there is none; the shim then returns the "not found" code. */
+void *vt_resolve_real(size_t slot_offset, const char *name)
+{
+    const slot_t *s = NULL;
+    for (size_t i = 0; i < N_SLOTS && !s; i++)
+        if (slots[i].real_offset == slot_offset)
+            s = &slots[i];
+    void *(*sym)(void *, const char *) = real_dlsym();
+    if (!s || !sym)
+        return NULL;
+    void *real = NULL;
+    if (!is_runtime_slot(s)) {
+        void *driver = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
+        if (driver) {
+            real = sym(driver, name);
+            dlclose(driver); /* NOLOAD took a reference */
+        }
+    }
+    if (!real || vt_is_own_address(real))
+        real = sym(RTLD_NEXT, name);
+    slot_store(s, real);
+    void *published = __atomic_load_n(slot_ptr(s), __ATOMIC_ACQUIRE);
+    if (!published) {
+        static bool warned[N_SLOTS];
+        if (!warned[s - slots]) {
+            warned[s - slots] = true;
+            vt_warn("cannot find the real '%s'", name);
+        }
+    }
+    return published;
+}
+
+/* ---- the dlsym door ------------------------------------------------------------------------- */
+
+/* vt_dlsym_intercept: our wrapper for an exactly-named hooked export, looked up through the
+ * caller's own handle so the real pointer is the one the caller would have got; NULL for
+ * everything else, which the stub then forwards to glibc with the caller's return address.
+ * RTLD_NEXT requests are never intercepted: resolving them here would search from our
+ * library instead of the caller's. */
+void *vt_dlsym_intercept(void *handle, const char *name)
+{
+    void *(*sym)(void *, const char *) = real_dlsym();
+    /* name is compared through a volatile copy: glibc declares dlsym's arguments nonnull. */
+    const char *volatile checked_name = name;
+    if (!sym || !checked_name || checked_name[0] != 'c' || checked_name[1] != 'u' ||
+        handle == RTLD_NEXT)
+        return NULL;
+    for (size_t i = 0; i < N_SLOTS; i++) {
+        const slot_t *s = &slots[i];
+        if (!s->base || strcmp(s->name, name) != 0)
+            continue;
+        void *real = sym(handle, name);
+        if (!real)
+            return NULL;
+        vt_ensure_init();
+        vt_note_cuda_used();
+        slot_store(s, real);
+        return s->wrapper;
+    }
+    return NULL;
+}
+
+/* The exported dlsym. glibc takes the caller of dlsym(RTLD_NEXT, …) and dlsym's error state
+ * from the return address, so the forward must be a jump that leaves the caller's return
+ * address in place — at every optimisation level, which C cannot promise (HAMi-core PR #315;
+ * interception.md §2a). The stub keeps the two argument registers across the intercept call
+ * and tail-jumps to glibc when it returns NULL. */
+#if defined(__x86_64__)
+__asm__(".text\n"
+        ".globl dlsym\n"
+        ".type dlsym, @function\n"
+        "dlsym:\n"
+        "    .cfi_startproc\n"
+        "    push %rdi\n"
+        "    .cfi_adjust_cfa_offset 8\n"
+        "    push %rsi\n"
+        "    .cfi_adjust_cfa_offset 8\n"
+        "    sub $8, %rsp\n" /* 16-byte alignment at the call */
+        "    .cfi_adjust_cfa_offset 8\n"
+        "    call vt_dlsym_intercept\n"
+        "    add $8, %rsp\n"
+        "    .cfi_adjust_cfa_offset -8\n"
+        "    pop %rsi\n"
+        "    .cfi_adjust_cfa_offset -8\n"
+        "    pop %rdi\n"
+        "    .cfi_adjust_cfa_offset -8\n"
+        "    test %rax, %rax\n"
+        "    jz 1f\n"
+        "    ret\n"
+        "1:  jmp *vt_real_dlsym_ptr(%rip)\n"
+        "    .cfi_endproc\n"
+        ".size dlsym, .-dlsym\n");
+#else
+/* Elsewhere the forward is a C tail call, which GCC and clang emit at -O1 and above; the
+ * dlsym_rtld_next test catches a build where it is not. */
+VT_EXPORT void *dlsym(void *handle, const char *name)
+{
+    void *wrapper = vt_dlsym_intercept(handle, name);
+    if (wrapper)
+        return wrapper;
+    return vt_real_dlsym_ptr(handle, name);
+}
+#endif
+
+/* ---- the cuGetProcAddress door ---------------------------------------------------------------- */
+
+/* vt_substitute: after the real lookup succeeded with *pfn, replace it by our wrapper when
+ * (symbol, version, per-thread flag) is exactly one of our rows: among the rows for the base
+ * name, the highest ABI version not above the caller's, preferring the _ptsz row when the
+ * per-thread flag asks for it (cuda.h doc of cuGetProcAddress). Unknown names and ABIs pass
+ * through untouched. A caller newer than our table may be given a newer ABI we do not know:
+ * we substitute only when the driver hands out the same function as for the newest version
+ * we know. */
+void vt_substitute(const char *symbol, void **pfn, int cuda_version, uint64_t flags)
+{
+    if (!symbol || !pfn || !*pfn || vt_is_own_address(*pfn))
+        return;
+    bool want_per_thread = (flags & CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM) != 0;
+    const slot_t *best = NULL;
+    for (size_t i = 0; i < N_SLOTS; i++) {
+        const slot_t *s = &slots[i];
+        if (!s->base || strcmp(s->base, symbol) != 0 || s->version > cuda_version ||
+            (s->per_thread && !want_per_thread))
+            continue;
+        if (!best || s->version > best->version || (s->version == best->version && s->per_thread))
+            best = s;
+    }
+    if (!best)
+        return;
+    if (cuda_version > VT_CUDA_ABI_VERSION) {
+        __typeof__(&cuGetProcAddress_v2) gpa = VT_REAL(cuGetProcAddress_v2);
+        void *known = NULL;
+        CUresult rc =
+            gpa ? gpa(symbol, &known, VT_CUDA_ABI_VERSION, flags, NULL) : CUDA_ERROR_NOT_FOUND;
+        if (rc != CUDA_SUCCESS || known != *pfn) {
+            vt_log(1, "'%s' at version %d is not an ABI we know: not traced", symbol, cuda_version);
+            return;
+        }
+    }
+    vt_note_cuda_used();
+    slot_store(best, *pfn);
+    *pfn = best->wrapper;
+}
+
+/* ---- device of the caller or of a pointer, from the real driver ------------------------------ */
+
+int vt_current_device(void)
+{
+    __typeof__(&cuCtxGetDevice) get = VT_REAL(cuCtxGetDevice);
+    CUdevice dev = 0;
+    if (!get || get(&dev) != CUDA_SUCCESS)
+        return 0;
+    return dev;
+}
+
+int vt_device_of_pointer(uint64_t p)
+{
+    __typeof__(&cuPointerGetAttribute) get = VT_REAL(cuPointerGetAttribute);
+    int ordinal = -1;
+    if (!get || get(&ordinal, CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL, (CUdeviceptr)p) != CUDA_SUCCESS)
+        return -1;
+    return ordinal;
+}
+
+const char *vt_api_name(vt_api_t api)
+{
+    static const char *const names[VT_API_COUNT] = {
+        "none",
+#define VT_HOOK_CU(name, base, ver, variant) #name,
+#define VT_HOOK_RT(name)                     #name,
+#define VT_REAL_CU(name)
+#include "hooks.def"
+#undef VT_HOOK_CU
+#undef VT_HOOK_RT
+#undef VT_REAL_CU
+    };
+    return api < VT_API_COUNT ? names[api] : "unknown";
+}
