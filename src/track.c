@@ -229,8 +229,12 @@ void vt_track_vmm_map(uint64_t va, uint64_t size_bytes, uint64_t handle)
     proto.vmm_handle = handle;
     pthread_mutex_lock(&vt_lock);
     vt_alloc_t *h = vt_table_find(VT_SPACE_VMM_HANDLE, handle);
-    if (h && !vt_table_find(VT_SPACE_VMM_MAP, va) && vt_table_insert(&proto))
-        h->n_mappings++;
+    if (h && !vt_table_find(VT_SPACE_VMM_MAP, va)) {
+        if (vt_table_insert(&proto))
+            h->n_mappings++;
+        else
+            totals.n_dropped++; /* a lost mapping, like a lost allocation, is counted */
+    }
     pthread_mutex_unlock(&vt_lock);
 }
 
