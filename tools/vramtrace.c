@@ -18,6 +18,7 @@ typedef struct cmd_s {
 
 static int cmd_help(int argc, char **argv);
 static int cmd_version(int argc, char **argv);
+int cmd_budget(int argc, char **argv);
 
 static const cmd_t commands[] = {
     {"run", NULL, "trace a command: run [-o FILE] -- CMD [ARGS]"},
@@ -27,7 +28,7 @@ static const cmd_t commands[] = {
     {"timeline", NULL, "device memory over time"},
     {"export", NULL, "convert traces to JSON, CSV or Perfetto"},
     {"html", NULL, "self-contained HTML report"},
-    {"budget", NULL, "theoretical memory budget of a model"},
+    {"budget", cmd_budget, "theoretical memory budget: budget [--model FILE] [KEY=VALUE...]"},
     {"diff", NULL, "compare two traces"},
     {"help", cmd_help, "show this help"},
     {"version", cmd_version, "print the version"},

@@ -1,0 +1,2 @@
+# The usage, on stdout.
+vramtrace budget --help

@@ -1,0 +1,2 @@
+# Every key with its values and default.
+vramtrace budget --keys
