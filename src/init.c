@@ -67,6 +67,14 @@ static vt_state_t init_once(void)
         else
             vt_warn("cannot register fork handlers (error %d): fork children share the trace", rc);
     }
+    /* Once per process (the fork child inherits all three). */
+    static bool call_sites_ready;
+    if (!call_sites_ready) {
+        vt_unwind_init();
+        vt_categories_init();
+        vt_modules_refresh();
+        call_sites_ready = true;
+    }
     vt_log(1, "enabled in pid %d, output '%s'", (int)getpid(), vt_option_get_str(VT_OPTION_OUTPUT));
     return VT_STATE_ON;
 }

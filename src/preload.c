@@ -49,7 +49,9 @@ static void record_alloc(bool ok, vt_series_t series, enum device_from from, uin
         device = vt_device_of_pointer(key);
     if (from == DEVICE_CURRENT || device < 0)
         device = vt_current_device();
-    vt_track_alloc(series, device, key, size_bytes, api);
+    vt_callsite_t cs;
+    vt_callsite_take(&cs, api);
+    vt_track_alloc_at(series, device, key, size_bytes, api, &cs);
 }
 
 #define DEVICE_SERIES (VT_MASK(VT_SERIES_DEVICE) | VT_MASK(VT_SERIES_MANAGED))
@@ -351,8 +353,10 @@ VT_EXPORT CUresult cuMemCreate(CUmemGenericAllocationHandle *handle, size_t size
         /* HOST, HOST_NUMA and HOST_NUMA_CURRENT locations are page-locked host memory
          * (NCCL's cuMem host path), not device memory. */
         bool on_device = prop->location.type == CU_MEM_LOCATION_TYPE_DEVICE;
-        vt_track_vmm_create(*handle, size, on_device ? VT_SERIES_DEVICE : VT_SERIES_PINNED,
-                            on_device ? prop->location.id : 0, VT_API_cuMemCreate);
+        vt_callsite_t cs;
+        vt_callsite_take(&cs, VT_API_cuMemCreate);
+        vt_track_vmm_create_at(*handle, size, on_device ? VT_SERIES_DEVICE : VT_SERIES_PINNED,
+                               on_device ? prop->location.id : 0, VT_API_cuMemCreate, &cs);
     } else {
         vt_track_failed(VT_API_cuMemCreate);
     }
@@ -562,8 +566,12 @@ static void sample_graph_memory(int device, vt_api_t api)
 {
     __typeof__(&cuDeviceGetGraphMemAttribute) get = VT_REAL(cuDeviceGetGraphMemAttribute);
     cuuint64_t reserved_bytes = 0;
-    if (get && get(device, CU_GRAPH_MEM_ATTR_RESERVED_MEM_CURRENT, &reserved_bytes) == CUDA_SUCCESS)
-        vt_track_graph_reserved(device, reserved_bytes, api);
+    if (get &&
+        get(device, CU_GRAPH_MEM_ATTR_RESERVED_MEM_CURRENT, &reserved_bytes) == CUDA_SUCCESS) {
+        vt_callsite_t cs;
+        vt_callsite_take(&cs, api);
+        vt_track_graph_reserved_at(device, reserved_bytes, api, &cs);
+    }
 }
 
 VT_EXPORT CUresult cuGraphLaunch(CUgraphExec hGraphExec, CUstream hStream)

@@ -251,18 +251,3 @@ int vt_device_of_pointer(uint64_t p)
         return -1;
     return ordinal;
 }
-
-const char *vt_api_name(vt_api_t api)
-{
-    static const char *const names[VT_API_COUNT] = {
-        "none",
-#define VT_HOOK_CU(name, base, ver, variant) #name,
-#define VT_HOOK_RT(name)                     #name,
-#define VT_REAL_CU(name)
-#include "hooks.def"
-#undef VT_HOOK_CU
-#undef VT_HOOK_RT
-#undef VT_REAL_CU
-    };
-    return api < VT_API_COUNT ? names[api] : "unknown";
-}

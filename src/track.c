@@ -13,6 +13,8 @@
 static pthread_mutex_t vt_lock = PTHREAD_MUTEX_INITIALIZER;
 static vt_series_stats_t stats[VT_SERIES_COUNT][VT_MAX_DEVICES];
 static vt_totals_t totals;
+static vt_series_stats_t cat_stats[VT_MAX_DEVICES][VT_CAT_COUNT]; /* device series only */
+static uint64_t peak_by_category[VT_MAX_DEVICES][VT_CAT_COUNT];   /* live at the device peak */
 
 /* Graph memory is one pseudo-entry per device in the device series, keyed where no address
  * can be (the top of the address space), resized to each sample of the driver's reserve. */
@@ -38,27 +40,70 @@ static int clamp_device(int device)
     return device >= 0 && device < VT_MAX_DEVICES ? device : 0;
 }
 
-/* Counts size bytes into (series, device) and moves the peak. vt_lock held. */
-static void count_in(int series, int device, uint64_t size_bytes, uint64_t t_ns)
+/* Counts an entry's bytes into its series and device, and for device memory into its
+ * category; moves the peaks. At a new device peak the live bytes per category are kept, so the
+ * peak's composition is known in-process (the OOM and exit summaries). vt_lock held. */
+static void count_in(const vt_alloc_t *a)
 {
-    if (series < 0)
+    if (a->series < 0)
         return;
-    vt_series_stats_t *s = &stats[series][clamp_device(device)];
-    s->live_bytes += size_bytes;
+    int device = clamp_device(a->device);
+    vt_series_stats_t *s = &stats[a->series][device];
+    s->live_bytes += a->size_bytes;
     s->n_allocs++;
+    if (a->series != VT_SERIES_DEVICE) {
+        if (s->live_bytes > s->peak_bytes) {
+            s->peak_bytes = s->live_bytes;
+            s->peak_t_ns = a->t_ns;
+        }
+        return;
+    }
+    vt_series_stats_t *c =
+        &cat_stats[device][a->category < VT_CAT_COUNT ? a->category : VT_CAT_UNKNOWN];
+    c->live_bytes += a->size_bytes;
+    c->n_allocs++;
+    if (c->live_bytes > c->peak_bytes) {
+        c->peak_bytes = c->live_bytes;
+        c->peak_t_ns = a->t_ns;
+    }
     if (s->live_bytes > s->peak_bytes) {
         s->peak_bytes = s->live_bytes;
-        s->peak_t_ns = t_ns;
+        s->peak_t_ns = a->t_ns;
+        for (int cat = 0; cat < VT_CAT_COUNT; cat++)
+            peak_by_category[device][cat] = cat_stats[device][cat].live_bytes;
     }
 }
 
-static void count_out(int series, int device, uint64_t size_bytes)
+static void count_out(const vt_alloc_t *a)
 {
-    if (series < 0)
+    if (a->series < 0)
         return;
-    vt_series_stats_t *s = &stats[series][clamp_device(device)];
-    s->live_bytes -= size_bytes;
+    int device = clamp_device(a->device);
+    vt_series_stats_t *s = &stats[a->series][device];
+    s->live_bytes -= a->size_bytes;
     s->n_frees++;
+    if (a->series == VT_SERIES_DEVICE) {
+        vt_series_stats_t *c =
+            &cat_stats[device][a->category < VT_CAT_COUNT ? a->category : VT_CAT_UNKNOWN];
+        c->live_bytes -= a->size_bytes;
+        c->n_frees++;
+    }
+}
+
+/* Undoes count_out for an entry put back after a failed free. vt_lock held. */
+static void uncount_out(const vt_alloc_t *a)
+{
+    if (a->series < 0)
+        return;
+    int device = clamp_device(a->device);
+    stats[a->series][device].live_bytes += a->size_bytes;
+    stats[a->series][device].n_frees--;
+    if (a->series == VT_SERIES_DEVICE) {
+        vt_series_stats_t *c =
+            &cat_stats[device][a->category < VT_CAT_COUNT ? a->category : VT_CAT_UNKNOWN];
+        c->live_bytes += a->size_bytes;
+        c->n_frees--;
+    }
 }
 
 /* Inserts an entry and counts it; an address already live (an allocation we missed the free
@@ -67,20 +112,22 @@ static void insert_counted(const vt_alloc_t *proto)
 {
     vt_alloc_t *old = vt_table_find(proto->space, proto->key);
     if (old) {
-        count_out(old->series, old->device, old->size_bytes);
+        count_out(old);
         vt_table_remove(old);
     }
     if (!vt_table_insert(proto)) {
         totals.n_dropped++;
         return;
     }
-    count_in(proto->series, proto->device, proto->size_bytes, proto->t_ns);
+    count_in(proto);
 }
 
 static void fill_proto(vt_alloc_t *a, uint32_t space, int series, int device, uint64_t key,
-                       uint64_t size_bytes, vt_api_t api)
+                       uint64_t size_bytes, vt_api_t api, const vt_callsite_t *cs)
 {
     __builtin_memset(a, 0, sizeof *a);
+    a->stack_id = cs ? cs->stack_id : 0;
+    a->category = cs ? cs->category : VT_CAT_UNKNOWN;
     a->key = key;
     a->space = space;
     a->series = (int8_t)series;
@@ -91,11 +138,13 @@ static void fill_proto(vt_alloc_t *a, uint32_t space, int series, int device, ui
     a->tid = current_tid();
 }
 
-/* vt_track_alloc: a successful allocation of size_bytes at key in series. AS-safe. */
-void vt_track_alloc(vt_series_t series, int device, uint64_t key, uint64_t size_bytes, vt_api_t api)
+/* vt_track_alloc_at: a successful allocation of size_bytes at key in series, made at call-site
+ * cs (NULL: none, category unknown). AS-safe. */
+void vt_track_alloc_at(vt_series_t series, int device, uint64_t key, uint64_t size_bytes,
+                       vt_api_t api, const vt_callsite_t *cs)
 {
     vt_alloc_t proto;
-    fill_proto(&proto, series, series, device, key, size_bytes, api);
+    fill_proto(&proto, series, series, device, key, size_bytes, api, cs);
     pthread_mutex_lock(&vt_lock);
     insert_counted(&proto);
     totals.n_allocs++;
@@ -115,7 +164,7 @@ void vt_track_free_begin(unsigned series_mask, uint64_t key, vt_free_t *f)
     f->found = a != NULL;
     if (a) {
         f->saved = *a;
-        count_out(a->series, a->device, a->size_bytes);
+        count_out(a);
         vt_table_remove(a);
     }
     pthread_mutex_unlock(&vt_lock);
@@ -132,9 +181,7 @@ void vt_track_free_end(vt_free_t *f, bool ok, vt_api_t api)
         totals.n_failed++;
         if (f->found && !vt_table_find(f->saved.space, f->saved.key) &&
             vt_table_insert(&f->saved)) {
-            vt_series_stats_t *s = &stats[f->saved.series][f->saved.device];
-            s->live_bytes += f->saved.size_bytes; /* back as it was: not a new allocation */
-            s->n_frees--;
+            uncount_out(&f->saved); /* back as it was: not a new allocation */
         }
     } else if (f->found) {
         totals.n_frees++;
@@ -154,11 +201,11 @@ void vt_track_failed(vt_api_t api)
 
 /* ---- VMM: physical handles count from cuMemCreate until the last release and unmap ------ */
 
-void vt_track_vmm_create(uint64_t handle, uint64_t size_bytes, vt_series_t series, int device,
-                         vt_api_t api)
+void vt_track_vmm_create_at(uint64_t handle, uint64_t size_bytes, vt_series_t series, int device,
+                            vt_api_t api, const vt_callsite_t *cs)
 {
     vt_alloc_t proto;
-    fill_proto(&proto, VT_SPACE_VMM_HANDLE, series, device, handle, size_bytes, api);
+    fill_proto(&proto, VT_SPACE_VMM_HANDLE, series, device, handle, size_bytes, api, cs);
     proto.refcount = 1;
     pthread_mutex_lock(&vt_lock);
     insert_counted(&proto);
@@ -180,7 +227,7 @@ void vt_track_vmm_retain(uint64_t handle)
 static void vmm_maybe_release(vt_alloc_t *a)
 {
     if (a->refcount == 0 && a->n_mappings == 0) {
-        count_out(a->series, a->device, a->size_bytes);
+        count_out(a);
         vt_table_remove(a);
         totals.n_frees++;
     }
@@ -210,9 +257,7 @@ void vt_track_vmm_release_end(vt_free_t *f, bool ok, vt_api_t api)
             if (a) {
                 a->refcount++;
             } else if (vt_table_insert(&f->saved)) {
-                vt_series_stats_t *s = &stats[f->saved.series][f->saved.device];
-                s->live_bytes += f->saved.size_bytes;
-                s->n_frees--;
+                uncount_out(&f->saved);
                 totals.n_frees--;
             }
         }
@@ -225,7 +270,7 @@ void vt_track_vmm_release_end(vt_free_t *f, bool ok, vt_api_t api)
 void vt_track_vmm_map(uint64_t va, uint64_t size_bytes, uint64_t handle)
 {
     vt_alloc_t proto;
-    fill_proto(&proto, VT_SPACE_VMM_MAP, -1, 0, va, size_bytes, VT_API_cuMemMap);
+    fill_proto(&proto, VT_SPACE_VMM_MAP, -1, 0, va, size_bytes, VT_API_cuMemMap, NULL);
     proto.vmm_handle = handle;
     pthread_mutex_lock(&vt_lock);
     vt_alloc_t *h = vt_table_find(VT_SPACE_VMM_HANDLE, handle);
@@ -263,21 +308,23 @@ void vt_track_vmm_unmap(uint64_t va, uint64_t size_bytes, vt_api_t api)
 
 /* ---- graph memory and context teardown -------------------------------------------------- */
 
-/* vt_track_graph_reserved: the driver now reserves reserved_bytes of graph memory on device. */
-void vt_track_graph_reserved(int device, uint64_t reserved_bytes, vt_api_t api)
+/* vt_track_graph_reserved_at: the driver now reserves reserved_bytes of graph memory on device,
+ * as seen after a call made at call-site cs. */
+void vt_track_graph_reserved_at(int device, uint64_t reserved_bytes, vt_api_t api,
+                                const vt_callsite_t *cs)
 {
     uint64_t key = GRAPH_KEY(clamp_device(device));
     pthread_mutex_lock(&vt_lock);
     vt_alloc_t *a = vt_table_find(VT_SERIES_DEVICE, key);
     if (!a || a->size_bytes != reserved_bytes) {
         if (a) {
-            count_out(a->series, a->device, a->size_bytes);
+            count_out(a);
             vt_table_remove(a);
         }
         if (reserved_bytes) {
             vt_alloc_t proto;
-            fill_proto(&proto, VT_SERIES_DEVICE, VT_SERIES_DEVICE, device, key, reserved_bytes,
-                       api);
+            fill_proto(&proto, VT_SERIES_DEVICE, VT_SERIES_DEVICE, device, key, reserved_bytes, api,
+                       cs);
             insert_counted(&proto);
         }
     }
@@ -296,13 +343,29 @@ void vt_track_drop_device(int device, vt_api_t api)
         vt_alloc_t *next = vt_table_next(a);
         if (a->device == device && (a->space == VT_SERIES_DEVICE || a->space == VT_SERIES_MANAGED ||
                                     a->space == VT_SERIES_IMPORTED)) {
-            count_out(a->series, a->device, a->size_bytes);
+            count_out(a);
             vt_table_remove(a);
             totals.n_frees++;
         }
         a = next;
     }
     pthread_mutex_unlock(&vt_lock);
+}
+
+/* The name of an API id: the hooked entry point's export name. */
+const char *vt_api_name(vt_api_t api)
+{
+    static const char *const names[VT_API_COUNT] = {
+        "none",
+#define VT_HOOK_CU(name, base, ver, variant) #name,
+#define VT_HOOK_RT(name)                     #name,
+#define VT_REAL_CU(name)
+#include "hooks.def"
+#undef VT_HOOK_CU
+#undef VT_HOOK_RT
+#undef VT_REAL_CU
+    };
+    return api < VT_API_COUNT ? names[api] : "unknown";
 }
 
 /* ---- queries, reset, fork ------------------------------------------------------------------ */
@@ -317,6 +380,27 @@ bool vt_track_stats(vt_series_t series, int device, vt_series_stats_t *out)
     return true;
 }
 
+bool vt_track_category_stats(int device, int category, vt_series_stats_t *out)
+{
+    if (device < 0 || device >= VT_MAX_DEVICES || category < 0 || category >= VT_CAT_COUNT)
+        return false;
+    pthread_mutex_lock(&vt_lock);
+    *out = cat_stats[device][category];
+    pthread_mutex_unlock(&vt_lock);
+    return true;
+}
+
+/* The live bytes of each category when the device's peak was reached. */
+bool vt_track_peak_by_category(int device, uint64_t out[VT_CAT_COUNT])
+{
+    if (device < 0 || device >= VT_MAX_DEVICES)
+        return false;
+    pthread_mutex_lock(&vt_lock);
+    __builtin_memcpy(out, peak_by_category[device], sizeof peak_by_category[device]);
+    pthread_mutex_unlock(&vt_lock);
+    return true;
+}
+
 void vt_track_totals(vt_totals_t *out)
 {
     pthread_mutex_lock(&vt_lock);
@@ -327,7 +411,10 @@ void vt_track_totals(vt_totals_t *out)
 static void forget_all(void)
 {
     vt_table_forget();
+    vt_stacks_forget();
     __builtin_memset(stats, 0, sizeof stats);
+    __builtin_memset(cat_stats, 0, sizeof cat_stats);
+    __builtin_memset(peak_by_category, 0, sizeof peak_by_category);
     __builtin_memset(&totals, 0, sizeof totals);
 }
 
@@ -414,6 +501,27 @@ void vt_track_summary(void)
                 if (s->peak_bytes > snap[VT_SERIES_DEVICE][peak_device].peak_bytes)
                     peak_device = d;
             }
+        }
+    }
+    for (int d = 0; d < VT_MAX_DEVICES; d++) {
+        if (!snap[VT_SERIES_DEVICE][d].n_allocs)
+            continue;
+        vt_series_stats_t cats[VT_CAT_COUNT];
+        uint64_t at_peak[VT_CAT_COUNT];
+        pthread_mutex_lock(&vt_lock);
+        __builtin_memcpy(cats, cat_stats[d], sizeof cats);
+        __builtin_memcpy(at_peak, peak_by_category[d], sizeof at_peak);
+        pthread_mutex_unlock(&vt_lock);
+        for (int c = 0; c < VT_CAT_COUNT; c++) {
+            if (!cats[c].n_allocs)
+                continue;
+            vt_log(1,
+                   "category %s device=%d live=%llu peak=%llu peak_t_ns=%llu at_device_peak=%llu "
+                   "allocs=%llu frees=%llu",
+                   vt_category_names[c], d, (unsigned long long)cats[c].live_bytes,
+                   (unsigned long long)cats[c].peak_bytes, (unsigned long long)cats[c].peak_t_ns,
+                   (unsigned long long)at_peak[c], (unsigned long long)cats[c].n_allocs,
+                   (unsigned long long)cats[c].n_frees);
         }
     }
     vt_log(1, "stats totals allocs=%llu frees=%llu failed=%llu unmatched_frees=%llu dropped=%llu",

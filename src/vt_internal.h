@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "vt_categories.h"
 #include "vt_cuda.h"
 
 /* uthash allocates from the arena, and running out must never exit the host (uthash's default
@@ -178,28 +179,93 @@ typedef struct vt_free_s {
 } vt_free_t;
 
 uint64_t vt_now_ns(void);
-void vt_track_alloc(vt_series_t series, int device, uint64_t key, uint64_t size_bytes,
-                    vt_api_t api);
+typedef struct vt_callsite_s vt_callsite_t;
+void vt_track_alloc_at(vt_series_t series, int device, uint64_t key, uint64_t size_bytes,
+                       vt_api_t api, const vt_callsite_t *cs);
+/* Without a call-site (category unknown): the tests' shorthand. */
+static inline void vt_track_alloc(vt_series_t series, int device, uint64_t key, uint64_t size_bytes,
+                                  vt_api_t api)
+{
+    vt_track_alloc_at(series, device, key, size_bytes, api, NULL);
+}
 #define VT_MASK(series) (1u << (series))
 void vt_track_free_begin(unsigned series_mask, uint64_t key, vt_free_t *f);
 void vt_track_free_end(vt_free_t *f, bool ok, vt_api_t api);
 void vt_track_failed(vt_api_t api);
-void vt_track_vmm_create(uint64_t handle, uint64_t size_bytes, vt_series_t series, int device,
-                         vt_api_t api);
+void vt_track_vmm_create_at(uint64_t handle, uint64_t size_bytes, vt_series_t series, int device,
+                            vt_api_t api, const vt_callsite_t *cs);
+static inline void vt_track_vmm_create(uint64_t handle, uint64_t size_bytes, vt_series_t series,
+                                       int device, vt_api_t api)
+{
+    vt_track_vmm_create_at(handle, size_bytes, series, device, api, NULL);
+}
 void vt_track_vmm_retain(uint64_t handle);
 void vt_track_vmm_release_begin(uint64_t handle, vt_free_t *f);
 void vt_track_vmm_release_end(vt_free_t *f, bool ok, vt_api_t api);
 void vt_track_vmm_map(uint64_t va, uint64_t size_bytes, uint64_t handle);
 void vt_track_vmm_unmap(uint64_t va, uint64_t size_bytes, vt_api_t api);
-void vt_track_graph_reserved(int device, uint64_t reserved_bytes, vt_api_t api);
+void vt_track_graph_reserved_at(int device, uint64_t reserved_bytes, vt_api_t api,
+                                const vt_callsite_t *cs);
+static inline void vt_track_graph_reserved(int device, uint64_t reserved_bytes, vt_api_t api)
+{
+    vt_track_graph_reserved_at(device, reserved_bytes, api, NULL);
+}
 void vt_track_drop_device(int device, vt_api_t api);
 bool vt_track_stats(vt_series_t series, int device, vt_series_stats_t *out);
 void vt_track_totals(vt_totals_t *out);
+bool vt_track_category_stats(int device, int category, vt_series_stats_t *out);
+bool vt_track_peak_by_category(int device, uint64_t out[VT_CAT_COUNT]);
 void vt_track_reset(void);
 void vt_track_lock(void);   /* fork prepare */
 void vt_track_unlock(void); /* fork parent */
 void vt_track_after_fork_child(void);
 void vt_track_summary(void); /* the exit line(s) on stderr */
+
+/* ---- unwind.c, stacks.c, modules.c: call-sites ------------------------------------------- */
+#define VT_MAX_FRAMES 256 /* VRAMTRACE_DEPTH's upper bound */
+
+void vt_unwind_init(void);
+int vt_unwind(void **ips, int max_frames);
+
+typedef struct vt_stack_node_s vt_stack_node_t;
+uint32_t vt_stack_intern(void *const *ips, int n, bool *created);
+vt_stack_node_t *vt_stack_node(uint32_t id);
+uint64_t vt_stack_node_ip(const vt_stack_node_t *node);
+uint32_t vt_stack_node_parent(const vt_stack_node_t *node);
+void **vt_stack_node_rule_cache(vt_stack_node_t *node);
+uint32_t vt_stack_count(void);
+void vt_stacks_forget(void);
+
+typedef struct vt_module_s {
+    const char *path; /* "" for the main program */
+    uint64_t base;    /* load bias */
+    uint64_t lo, hi;  /* address range of its loadable segments */
+    uint8_t build_id[32];
+    uint32_t build_id_len;
+} vt_module_t;
+bool vt_modules_refresh(void);
+const vt_module_t *vt_modules_find(uint64_t ip);
+unsigned vt_modules_count(void);
+const vt_module_t *vt_module(unsigned index);
+
+/* ---- symtab.c ------------------------------------------------------------------------------ */
+const char *vt_symtab_name(const char *path, uint64_t addr);
+
+/* ---- categorize.c: call-site and category of an allocation ----------------------------------- */
+
+struct vt_callsite_s {
+    uint32_t stack_id; /* 0: none */
+    uint8_t category;  /* vt_category_t */
+};
+
+void vt_categories_init(void);
+const vt_rules_t *vt_categories_rules(void);
+void vt_callsite_take(vt_callsite_t *cs, vt_api_t api);
+void vt_category_push(int category);
+void vt_category_pop(void);
+void vt_phase_push(const char *name);
+void vt_phase_pop(void);
+const char *vt_phase_current(void);
 
 /* ---- resolve.c: real functions and the substitution doors ------------------------------------ */
 typedef struct vt_real_s {

@@ -1,0 +1,73 @@
+/* SPDX-License-Identifier: MIT */
+/* Native call-sites: raw instruction pointers from libunwind's unw_backtrace into a caller's
+ * stack buffer, without the frames of libvramtrace.so itself. Symbolization happens elsewhere
+ * (offline, or per unique stack for the rules). AS-safe: libunwind's local unwinding is, and
+ * it is warmed up once in init so the recording path allocates nothing (heaptrack
+ * Trace::setup). */
+#define UNW_LOCAL_ONLY
+#include <libunwind.h>
+
+#include "vt_internal.h"
+
+#include <link.h>
+
+/* Our own text, so call-sites start at the caller of the shim. */
+static uintptr_t self_lo, self_hi;
+
+static int find_self(struct dl_phdr_info *info, size_t size, void *data)
+{
+    (void)size;
+    uintptr_t marker = (uintptr_t)data;
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        if (ph->p_type != PT_LOAD)
+            continue;
+        uintptr_t lo = info->dlpi_addr + ph->p_vaddr, hi = lo + ph->p_memsz;
+        if (marker >= lo && marker < hi) {
+            /* The whole object: from its first to its last loadable segment. */
+            uintptr_t obj_lo = UINTPTR_MAX, obj_hi = 0;
+            for (int j = 0; j < info->dlpi_phnum; j++) {
+                const ElfW(Phdr) *p = &info->dlpi_phdr[j];
+                if (p->p_type != PT_LOAD)
+                    continue;
+                uintptr_t a = info->dlpi_addr + p->p_vaddr;
+                obj_lo = a < obj_lo ? a : obj_lo;
+                obj_hi = a + p->p_memsz > obj_hi ? a + p->p_memsz : obj_hi;
+            }
+            self_lo = obj_lo;
+            self_hi = obj_hi;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* vt_unwind_init: per-thread caches for libunwind (no global lock on the recording path) and
+ * one unwind to make libunwind do its one-time allocations now. Called once from init. */
+void vt_unwind_init(void)
+{
+    unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_PER_THREAD);
+    dl_iterate_phdr(find_self, (void *)(uintptr_t)&vt_unwind_init);
+    void *warm[8];
+    unw_backtrace(warm, 8);
+}
+
+/* vt_unwind: at most max_frames return addresses of the current thread, innermost first,
+ * starting at the first frame outside libvramtrace.so. Returns the number written. */
+int vt_unwind(void **ips, int max_frames)
+{
+    enum { OWN_FRAMES_MAX = 8 };
+    void *raw[VT_MAX_FRAMES + OWN_FRAMES_MAX];
+    if (max_frames <= 0)
+        return 0;
+    if (max_frames > VT_MAX_FRAMES)
+        max_frames = VT_MAX_FRAMES;
+    int n = unw_backtrace(raw, max_frames + OWN_FRAMES_MAX);
+    int skip = 0;
+    while (skip < n && (uintptr_t)raw[skip] >= self_lo && (uintptr_t)raw[skip] < self_hi)
+        skip++;
+    int n_out = n - skip < max_frames ? n - skip : max_frames;
+    for (int i = 0; i < n_out; i++)
+        ips[i] = raw[skip + i];
+    return n_out < 0 ? 0 : n_out;
+}
