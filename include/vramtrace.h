@@ -57,7 +57,7 @@ static inline void *vramtrace_api_sym_(void **cache, const char *name)
 }
 
 __attribute__((unused)) static void *vramtrace_api_mark_, *vramtrace_api_pause_,
-    *vramtrace_api_resume_;
+    *vramtrace_api_resume_, *vramtrace_api_category_push_, *vramtrace_api_category_pop_;
 
 #    define VRAMTRACE_MARK(label)                                                                  \
         do {                                                                                       \
@@ -80,6 +80,20 @@ __attribute__((unused)) static void *vramtrace_api_mark_, *vramtrace_api_pause_,
             if (vramtrace_fn_)                                                                     \
                 vramtrace_fn_();                                                                   \
         } while (0)
+#    define VRAMTRACE_CATEGORY_PUSH(category)                                                      \
+        do {                                                                                       \
+            void (*vramtrace_fn_)(const char *) = (void (*)(const char *))vramtrace_api_sym_(      \
+                &vramtrace_api_category_push_, "vramtrace_category_push");                         \
+            if (vramtrace_fn_)                                                                     \
+                vramtrace_fn_(category);                                                           \
+        } while (0)
+#    define VRAMTRACE_CATEGORY_POP()                                                               \
+        do {                                                                                       \
+            void (*vramtrace_fn_)(void) = (void (*)(void))vramtrace_api_sym_(                      \
+                &vramtrace_api_category_pop_, "vramtrace_category_pop");                           \
+            if (vramtrace_fn_)                                                                     \
+                vramtrace_fn_();                                                                   \
+        } while (0)
 
 #else
 
@@ -97,6 +111,11 @@ VRAMTRACE_WEAK_ void vramtrace_mark(const char *label);
 /* Stops recording new allocations until vramtrace_resume(). */
 VRAMTRACE_WEAK_ void vramtrace_pause(void);
 VRAMTRACE_WEAK_ void vramtrace_resume(void);
+/* Allocations this thread makes until the matching pop take the named category ("weights",
+ * "gradients", "optimizer", "activations", "data", "workspace" or "unknown"), whatever the
+ * rules say; pushes nest, the innermost wins. An unknown name changes nothing. */
+VRAMTRACE_WEAK_ void vramtrace_category_push(const char *category);
+VRAMTRACE_WEAK_ void vramtrace_category_pop(void);
 
 #    define VRAMTRACE_MARK(label)                                                                  \
         do {                                                                                       \
@@ -112,6 +131,16 @@ VRAMTRACE_WEAK_ void vramtrace_resume(void);
         do {                                                                                       \
             if (vramtrace_resume)                                                                  \
                 vramtrace_resume();                                                                \
+        } while (0)
+#    define VRAMTRACE_CATEGORY_PUSH(category)                                                      \
+        do {                                                                                       \
+            if (vramtrace_category_push)                                                           \
+                vramtrace_category_push(category);                                                 \
+        } while (0)
+#    define VRAMTRACE_CATEGORY_POP()                                                               \
+        do {                                                                                       \
+            if (vramtrace_category_pop)                                                            \
+                vramtrace_category_pop();                                                          \
         } while (0)
 
 #endif

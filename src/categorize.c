@@ -21,7 +21,7 @@ static char rules_text[64 * 1024];
 #define MAX_NESTING 32
 #define PHASE_BYTES 512
 static __thread struct {
-    uint8_t pushed[MAX_NESTING]; /* categories from the annotation API */
+    int8_t pushed[MAX_NESTING]; /* categories from the annotation API; -1: none */
     int n_pushed;
     char phase[PHASE_BYTES]; /* the NVTX range path, '/'-joined */
     uint16_t phase_ends[MAX_NESTING + 1];
@@ -86,11 +86,15 @@ const vt_rules_t *vt_categories_rules(void)
 
 /* ---- overrides ----------------------------------------------------------------------------- */
 
+/* vt_category_push: category, or -1 to keep the enclosing one (an unknown name). */
 void vt_category_push(int category)
 {
-    if (tls_ctx.n_pushed < MAX_NESTING)
-        tls_ctx.pushed[tls_ctx.n_pushed] = (uint8_t)category;
-    tls_ctx.n_pushed++;
+    int depth = tls_ctx.n_pushed++;
+    if (depth >= MAX_NESTING)
+        return;
+    if (category < 0)
+        category = depth ? tls_ctx.pushed[depth - 1] : -1;
+    tls_ctx.pushed[depth] = (int8_t)category;
 }
 
 void vt_category_pop(void)

@@ -5,7 +5,8 @@
 # (reference/interception.md §0 item 8). tests/exports.expected pins the result.
 function(vt_write_exports_map hooks_def out)
   file(STRINGS ${hooks_def} rows REGEX "^VT_HOOK_(CU|RT)\\(")
-  set(names dlsym vramtrace_mark vramtrace_pause vramtrace_resume)
+  set(names dlsym vramtrace_mark vramtrace_pause vramtrace_resume vramtrace_category_push
+    vramtrace_category_pop)
   foreach(row IN LISTS rows)
     string(REGEX REPLACE "^VT_HOOK_(CU|RT)\\(([A-Za-z0-9_]+).*" "\\2" name "${row}")
     list(APPEND names ${name})

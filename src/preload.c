@@ -117,6 +117,25 @@ VT_EXPORT void vramtrace_resume(void)
         vt_set_paused(false);
 }
 
+VT_EXPORT void vramtrace_category_push(const char *category)
+{
+    vt_ensure_init();
+    if (!vt_is_on())
+        return;
+    int c = category ? vt_category_from_name(category, __builtin_strlen(category)) : -1;
+    if (c < 0)
+        vt_log(1, "vramtrace_category_push: '%.64s' is not a category: ignored",
+               category ? category : "(null)");
+    vt_category_push(c);
+}
+
+VT_EXPORT void vramtrace_category_pop(void)
+{
+    vt_ensure_init();
+    if (vt_is_on())
+        vt_category_pop();
+}
+
 /* ---- the cuGetProcAddress door ------------------------------------------------------------- */
 
 /* The real lookup first, so status, errors and NULL results are exactly the driver's; then

@@ -13,8 +13,7 @@
 #include "budget.h"
 #include "json.h"
 #include "kv.h"
-
-#define EXIT_USAGE 2
+#include "util.h"
 
 int cmd_budget(int argc, char **argv);
 
@@ -35,19 +34,6 @@ static const char usage[] =
     "Example (the seed's BERT-base estimate):\n"
     "    vramtrace budget method=naive params=110M dtype=fp16 batch=32 seq=512 hidden=768 "
     "layers=12\n";
-
-/* error: "vramtrace: <message>" on stderr; returns -1 (git's error(), as in vramtrace.c: the
- * tools have no shared helper file yet). */
-__attribute__((format(printf, 1, 2))) static int error(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    fputs("vramtrace: ", stderr);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
-    va_end(ap);
-    return -1;
-}
 
 /* ------------------------------------------------------------------ number formatting */
 

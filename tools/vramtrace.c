@@ -7,8 +7,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
-
-#define EXIT_USAGE 2
+#include "util.h"
 
 typedef struct cmd_s {
     const char *name;
@@ -19,6 +18,7 @@ typedef struct cmd_s {
 static int cmd_help(int argc, char **argv);
 static int cmd_version(int argc, char **argv);
 int cmd_budget(int argc, char **argv);
+int cmd_rules(int argc, char **argv);
 
 static const cmd_t commands[] = {
     {"run", NULL, "trace a command: run [-o FILE] -- CMD [ARGS]"},
@@ -29,23 +29,12 @@ static const cmd_t commands[] = {
     {"export", NULL, "convert traces to JSON, CSV or Perfetto"},
     {"html", NULL, "self-contained HTML report"},
     {"budget", cmd_budget, "theoretical memory budget: budget [--model FILE] [KEY=VALUE...]"},
+    {"rules", cmd_rules, "category rules: rules --defaults | --check FILE"},
     {"diff", NULL, "compare two traces"},
     {"help", cmd_help, "show this help"},
     {"version", cmd_version, "print the version"},
 };
 #define N_COMMANDS (sizeof(commands) / sizeof(commands[0]))
-
-/* error: prints "vramtrace: <message>" on stderr and returns -1 (git's error()). */
-__attribute__((format(printf, 1, 2))) static int error(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    fputs("vramtrace: ", stderr);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
-    va_end(ap);
-    return -1;
-}
 
 static void print_usage(FILE *out)
 {
