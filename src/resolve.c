@@ -140,8 +140,10 @@ void *vt_dlsym_intercept(void *handle, const char *name)
         if (!s->base || strcmp(s->name, name) != 0)
             continue;
         void *real = sym(handle, name);
-        if (!real)
-            return NULL;
+        /* NULL, or our own export found through RTLD_DEFAULT: nothing to wrap, and no CUDA
+         * touched yet. */
+        if (!real || vt_is_own_address(real))
+            return real;
         vt_ensure_init();
         vt_note_cuda_used();
         slot_store(s, real);

@@ -332,7 +332,8 @@ void vt_track_graph_reserved_at(int device, uint64_t reserved_bytes, vt_api_t ap
 }
 
 /* vt_track_drop_device: the device's context was destroyed, and with it every allocation made
- * in it (device, managed, imported, graph memory); VMM handles outlive contexts. */
+ * in it (device, managed, imported, graph memory); VMM handles outlive contexts. The series
+ * lose the bytes; the totals, which count calls, do not count these as frees. */
 void vt_track_drop_device(int device, vt_api_t api)
 {
     (void)api;
@@ -345,7 +346,6 @@ void vt_track_drop_device(int device, vt_api_t api)
                                     a->space == VT_SERIES_IMPORTED)) {
             count_out(a);
             vt_table_remove(a);
-            totals.n_frees++;
         }
         a = next;
     }
@@ -473,6 +473,32 @@ static void human_bytes(char *buf, size_t cap, uint64_t bytes)
                units[u]);
 }
 
+/* " (weights 16.0 MiB, optimizer 32.0 MiB, …)": the three largest categories at the device's
+ * peak, largest first; empty when nothing was categorized. */
+static void summary_top_categories(char *buf, size_t cap, int device)
+{
+    uint64_t at_peak[VT_CAT_COUNT];
+    pthread_mutex_lock(&vt_lock);
+    __builtin_memcpy(at_peak, peak_by_category[device], sizeof at_peak);
+    pthread_mutex_unlock(&vt_lock);
+    size_t used = 0;
+    for (int shown = 0; shown < 3; shown++) {
+        int best = -1;
+        for (int c = 0; c < VT_CAT_COUNT; c++)
+            if (at_peak[c] && (best < 0 || at_peak[c] > at_peak[best]))
+                best = c;
+        if (best < 0)
+            break;
+        char bytes[32];
+        human_bytes(bytes, sizeof bytes, at_peak[best]);
+        used += vt_fmt(buf + used, used < cap ? cap - used : 0, "%s%s %s", shown ? ", " : " (",
+                       vt_category_names[best], bytes);
+        at_peak[best] = 0;
+    }
+    if (used)
+        vt_fmt(buf + used, used < cap ? cap - used : 0, ")");
+}
+
 /* vt_track_summary: one line on stderr (unless VRAMTRACE_QUIET), and with VRAMTRACE_VERBOSE >= 1
  * one machine-readable "stats" line per series and device that saw memory, then the totals. */
 void vt_track_summary(void)
@@ -528,12 +554,13 @@ void vt_track_summary(void)
            (unsigned long long)t.n_allocs, (unsigned long long)t.n_frees,
            (unsigned long long)t.n_failed, (unsigned long long)t.n_unmatched_frees,
            (unsigned long long)t.n_dropped);
-    char peak[32], live[32];
+    char peak[32], live[32], top[160] = "";
     human_bytes(peak, sizeof peak, snap[VT_SERIES_DEVICE][peak_device].peak_bytes);
     human_bytes(live, sizeof live, live_device_bytes);
-    vt_log(
-        0,
-        "peak %s of device memory on device %d, %llu allocs, %llu frees, %llu failed, %s live at exit",
-        peak, peak_device, (unsigned long long)t.n_allocs, (unsigned long long)t.n_frees,
-        (unsigned long long)t.n_failed, live);
+    summary_top_categories(top, sizeof top, peak_device);
+    vt_log(0,
+           "peak %s of device memory on device %d%s, %llu allocs, %llu frees, %llu failed, %s "
+           "live at exit",
+           peak, peak_device, top, (unsigned long long)t.n_allocs, (unsigned long long)t.n_frees,
+           (unsigned long long)t.n_failed, live);
 }

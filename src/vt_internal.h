@@ -163,6 +163,8 @@ typedef struct vt_series_stats_s {
     uint64_t n_frees;
 } vt_series_stats_t;
 
+/* Calls, not memory movements: memory that vanishes with a context, or a change of the graph
+ * reserve, moves the series but is not an allocation or free call. */
 typedef struct vt_totals_s {
     uint64_t n_allocs;
     uint64_t n_frees;

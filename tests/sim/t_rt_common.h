@@ -66,7 +66,12 @@ cudaError_t __cudaLaunchKernel_ptsz(cudaKernel_t kernel, dim3 gridDim, dim3 bloc
  * libcudart.so.13), comparing real paths so that a symlink to it counts. */
 static inline int t_rt_sim_runtime_loaded(void)
 {
-    void *fn = dlsym(RTLD_DEFAULT, "cudaMalloc");
+    /* Through the runtime's own handle: with a preloaded library (vramtrace's capture tests run
+     * these programs traced) RTLD_DEFAULT would find the preload's cudaMalloc. */
+    void *rt = dlopen("libcudart.so.13", RTLD_NOW | RTLD_NOLOAD);
+    void *fn = rt ? dlsym(rt, "cudaMalloc") : NULL;
+    if (rt)
+        dlclose(rt);
     Dl_info info;
     char got[PATH_MAX], want[PATH_MAX];
     if (!fn || !dladdr(fn, &info) || !info.dli_fname || !realpath(info.dli_fname, got) ||
