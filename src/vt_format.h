@@ -38,11 +38,12 @@
 
 typedef enum vt_record_type_e {
     VT_REC_END_OF_DATA = 0, /* no body: nothing was written from here on */
-    /* varint dt_ns · u8 series | category << 2 · varint device · varint api ·
-     * svarint address_delta · varint size_bytes · varint stack_id · varint thread */
+    /* varint dt_ns · u8 flags (series | category << 2 | VT_FLAG_HANDLE) · varint device ·
+     * varint api · svarint address_delta · varint size_bytes · varint stack_id · varint thread */
     VT_REC_ALLOC = 1,
-    /* varint dt_ns · u8 series | unmatched << 2 · varint api · svarint address_delta ·
-     * varint thread. A free of an address this trace never saw allocated has unmatched = 1. */
+    /* varint dt_ns · u8 flags (series | VT_FLAG_UNMATCHED | VT_FLAG_HANDLE) · varint api ·
+     * svarint address_delta · varint thread. An unmatched free is of an address this process
+     * never saw allocated (made before the library loaded, or by a path it does not hook). */
     VT_REC_FREE = 2,
     /* varint dt_ns · varint api · varint requested_bytes · varint error (the CUDA result) ·
      * varint stack_id · varint thread */
@@ -86,6 +87,15 @@ typedef enum vt_record_type_e {
     VT_REC_SKIP = 63,
     VT_REC_FIRST_EXTENSION = 64,
 } vt_record_type_t;
+
+/* The flags byte of ALLOC and FREE. The "address" of an entry with VT_FLAG_HANDLE is a VMM
+ * physical handle (cuMemCreate), which lives in its own key space: a reader keys the live set
+ * by (series, handle flag, address). Graph memory is a pseudo-allocation per device at address
+ * 2^64 − 1 − device whose size follows the driver's reserve. */
+#define VT_FLAG_SERIES_MASK 0x03u
+#define VT_FLAG_CATEGORY(f) (((f) >> 2) & 0x07u) /* ALLOC */
+#define VT_FLAG_UNMATCHED   0x04u                /* FREE */
+#define VT_FLAG_HANDLE      0x20u
 
 /* Python frames in STACK records: see VT_REC_STACK. */
 #define VT_PYFRAME_BIT        (1ULL << 63)
