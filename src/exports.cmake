@@ -1,12 +1,13 @@
 # SPDX-License-Identifier: MIT
 # Writes the anonymous version script of libvramtrace.so from hooks.def, so the exported names
-# cannot drift from the hook table: every VT_HOOK_CU / VT_HOOK_RT row, dlsym, and the annotation
-# API. Anonymous on purpose: a named version node silently stops interposition
-# (reference/interception.md §0 item 8). tests/exports.expected pins the result.
+# cannot drift from the hook table: every VT_HOOK_CU / VT_HOOK_RT row, dlsym, the annotation
+# API and NVTX's tool entry point (nvtx.c). Anonymous on purpose: a named version node silently
+# stops interposition (reference/interception.md §0 item 8). tests/exports.expected pins the
+# result.
 function(vt_write_exports_map hooks_def out)
   file(STRINGS ${hooks_def} rows REGEX "^VT_HOOK_(CU|RT)\\(")
   set(names dlsym vramtrace_mark vramtrace_pause vramtrace_resume vramtrace_category_push
-    vramtrace_category_pop)
+    vramtrace_category_pop InitializeInjectionNvtx2)
   foreach(row IN LISTS rows)
     string(REGEX REPLACE "^VT_HOOK_(CU|RT)\\(([A-Za-z0-9_]+).*" "\\2" name "${row}")
     list(APPEND names ${name})

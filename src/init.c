@@ -2,7 +2,8 @@
 /* Process-wide capture state: the lazy UNINIT -> INITING -> ON / OFF state machine every shim
  * goes through (STYLE §3.4), the fork-child reset and the annotation state. Init may run inside
  * any hook, before our constructor and in a fork child, so nothing here allocates or uses
- * stdio or getenv; the only non-AS-safe call is pthread_atfork, made once. */
+ * stdio or getenv; the only non-AS-safe calls are pthread_atfork and setenv (vt_nvtx_init), each
+ * made once. */
 #include "vt_internal.h"
 
 #include <errno.h>
@@ -73,6 +74,7 @@ static vt_state_t init_once(void)
         vt_unwind_init();
         vt_categories_init();
         vt_modules_refresh();
+        vt_nvtx_init();
         call_sites_ready = true;
     }
     vt_log(1, "enabled in pid %d, output '%s'", (int)getpid(), vt_option_get_str(VT_OPTION_OUTPUT));

@@ -269,6 +269,10 @@ void vt_phase_push(const char *name);
 void vt_phase_pop(void);
 const char *vt_phase_current(void);
 
+/* ---- nvtx.c: NVTX v3 ranges as phases (InitializeInjectionNvtx2 is exported) ---------------- */
+void vt_nvtx_init(void); /* once, from init: NVTX_INJECTION64_PATH -> us, unless already set */
+bool vt_nvtx_range_name(uint64_t id, char *buf, size_t cap); /* an open start/end range */
+
 /* ---- resolve.c: real functions and the substitution doors ------------------------------------ */
 typedef struct vt_real_s {
 #define VT_HOOK_CU(name, base, ver, variant) __typeof__(&name) name;
