@@ -155,10 +155,21 @@ static const char *base_name(const char *path)
     return slash ? slash + 1 : path;
 }
 
-/* Sets in bits the frame rules that frame ip matches. Takes the loader lock (dladdr). */
+/* Sets in bits the frame rules that frame ip matches: py rules for a Python pseudo-frame (its
+ * "path/file.py:function", python.c), func and module rules for a native frame. Takes the
+ * loader lock (dladdr) for native frames. */
 static void match_frame(uint64_t ip, uint8_t *bits)
 {
     const vt_rules_t *r = &active_rules;
+    if (VT_IP_IS_PY(ip)) {
+        const char *where = vt_string(VT_PY_IP_STRING(ip));
+        for (int i = 0; where && i < r->n_rules; i++)
+            if (r->rules[i].field == VT_FIELD_PY && vt_glob_match(vt_rule_glob(r, i), where))
+                bits[i / 8] |= (uint8_t)(1u << (i % 8));
+        return;
+    }
+    if (!(r->fields_used & ((1u << VT_FIELD_FUNC) | (1u << VT_FIELD_MODULE))))
+        return;
     Dl_info info;
     /* Return addresses point after the call; the call itself is one byte earlier. */
     if (!dladdr((void *)(uintptr_t)(ip - 1), &info))
@@ -198,7 +209,8 @@ static const uint8_t *stack_rule_bits(uint32_t stack_id, void *const *ips, int n
     if (bits)
         return bits;
     uint8_t computed[RULE_BITS_BYTES] = {0};
-    if (active_rules.fields_used & ((1u << VT_FIELD_FUNC) | (1u << VT_FIELD_MODULE)))
+    if (active_rules.fields_used &
+        ((1u << VT_FIELD_FUNC) | (1u << VT_FIELD_MODULE) | (1u << VT_FIELD_PY)))
         for (int i = 0; i < n_ips; i++)
             match_frame((uint64_t)(uintptr_t)ips[i], computed);
     vt_track_lock();
@@ -267,19 +279,41 @@ static int decide(const uint8_t *bits, vt_api_t api)
     return VT_CAT_UNKNOWN;
 }
 
+/* Appends this thread's Python frames (python.c), if any, after the n_native native frames
+ * in ips, as the outermost ones; returns the new count. Native and Python frames share the
+ * depth budget: Python gets what the native frames leave, and at least VT_PY_MIN_FRAMES (or
+ * half the depth, if less) taken from the outermost native frames, which in a Python process
+ * are the interpreter's own loop and startup: the innermost Python frames say more. */
+static int add_python_frames(void **ips, int n_native, int depth)
+{
+    if (depth > VT_MAX_FRAMES)
+        depth = VT_MAX_FRAMES;
+    int reserve = depth / 2 < VT_PY_MIN_FRAMES ? depth / 2 : VT_PY_MIN_FRAMES;
+    int room = depth - n_native > reserve ? depth - n_native : reserve;
+    void *py[VT_MAX_FRAMES];
+    int n_py = vt_python_frames(py, room);
+    if (n_py == 0)
+        return n_native;
+    int keep = n_native < depth - n_py ? n_native : depth - n_py;
+    memcpy(ips + keep, py, (size_t)n_py * sizeof *py);
+    return keep + n_py;
+}
+
 /* vt_callsite_take: the call-site (interned stack id) and category of an allocation being
  * recorded now, on this thread. Not under vt_lock. */
 void vt_callsite_take(vt_callsite_t *cs, vt_api_t api)
 {
     void *ips[VT_MAX_FRAMES];
-    int n = vt_unwind(ips, (int)vt_option_get(VT_OPTION_DEPTH));
+    int depth = (int)vt_option_get(VT_OPTION_DEPTH);
+    int n = add_python_frames(ips, vt_unwind(ips, depth), depth);
     bool created = false;
     vt_track_lock();
     cs->stack_id = n ? vt_stack_intern(ips, n, &created) : 0;
     vt_track_unlock();
     if (created) {
         for (int i = 0; i < n; i++) {
-            if (!vt_modules_find((uint64_t)(uintptr_t)ips[i])) {
+            uint64_t ip = (uint64_t)(uintptr_t)ips[i];
+            if (!VT_IP_IS_PY(ip) && !vt_modules_find(ip)) {
                 vt_modules_refresh();
                 break;
             }

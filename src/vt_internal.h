@@ -250,6 +250,28 @@ const vt_module_t *vt_modules_find(uint64_t ip);
 unsigned vt_modules_count(void);
 const vt_module_t *vt_module(unsigned index);
 
+/* ---- strings.c: interned strings, dense ids from 1 ------------------------------------------ */
+#define VT_STRING_MAX 1024                            /* bytes kept of a longer string */
+uint32_t vt_string_intern(const char *s, size_t len); /* 0 when out of memory; vt_lock held */
+const char *vt_string(uint32_t id);                   /* NULL for an unknown id; no lock */
+uint32_t vt_string_count(void);
+void vt_strings_forget(void);
+
+/* ---- python.c: Python frames of call-sites ---------------------------------------------------- */
+/* A Python frame as a pseudo instruction pointer, after the native frames (outermost): bit 63
+ * set (no user-space code address has it), bits 62..24 the string id of "path/file.py:function",
+ * bits 23..0 the line (clamped; 0 unknown). python.c's header has the rest. */
+#define VT_PY_IP_BIT      ((uint64_t)1 << 63)
+#define VT_PY_IP_LINE_MAX 0xffffffu
+#define VT_PY_IP(string_id, line)                                                                  \
+    (VT_PY_IP_BIT | ((uint64_t)(string_id) << 24) |                                                \
+     ((line) > VT_PY_IP_LINE_MAX ? VT_PY_IP_LINE_MAX : (uint64_t)(line)))
+#define VT_IP_IS_PY(ip)     ((VT_PY_IP_BIT & (uint64_t)(ip)) != 0)
+#define VT_PY_IP_STRING(ip) ((uint32_t)(((uint64_t)(ip) >> 24) & (((uint64_t)1 << 39) - 1)))
+#define VT_PY_IP_LINE(ip)   ((uint32_t)(VT_PY_IP_LINE_MAX & (uint64_t)(ip)))
+#define VT_PY_MIN_FRAMES    16 /* Python frames kept when the native ones fill the depth */
+int vt_python_frames(void **ips, int max_frames); /* the exception to "no malloc": Python's own */
+
 /* ---- symtab.c ------------------------------------------------------------------------------ */
 const char *vt_symtab_name(const char *path, uint64_t addr);
 
