@@ -2,12 +2,10 @@
 /* Call-site and category of each allocation, decided in-process so that live bytes per
  * category exist at every moment, an OOM too (DESIGN.md §3). The stack is captured raw and
  * interned; the frame rules are evaluated once per unique stack (symbol names through dladdr,
- * outside vt_lock because dladdr takes the loader lock) and cached on the stack's node as a
- * bitset; the per-allocation part is a few bit tests and, when the rules use them, a glob over
- * the phase, thread name or API. */
+ * outside vt_lock because dladdr takes the loader lock) and the first one that matches is cached
+ * on the stack's node; per allocation only the phase, thread and API rules before it are tried. */
 #include "vt_internal.h"
 
-#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
@@ -15,6 +13,10 @@
 #include <unistd.h>
 
 static vt_rules_t active_rules;
+/* The indexes of the rules that look at the allocation rather than its frames (phase, thread,
+ * api), in order: the only ones tried per allocation. */
+static uint16_t context_rules[VT_RULES_MAX];
+static int n_context_rules;
 static char rules_text[64 * 1024];
 
 /* Per-thread overrides: vramtrace_category_push() and NVTX phases. */
@@ -68,15 +70,21 @@ static long read_rules_file(const char *path)
 void vt_categories_init(void)
 {
     const char *path = vt_option_get_str(VT_OPTION_RULES);
+    bool custom = false;
     if (path && *path) {
         long len = read_rules_file(path);
         if (len < 0)
             vt_warn("cannot read rules '%s': %s; using the default rules", path,
                     len == -EFBIG ? "larger than 64 KiB" : strerror((int)-len));
-        else if (parse_into(&active_rules, rules_text, (size_t)len, path) == 0)
-            return;
+        else
+            custom = parse_into(&active_rules, rules_text, (size_t)len, path) == 0;
     }
-    parse_into(&active_rules, vt_default_rules, strlen(vt_default_rules), "defaults");
+    if (!custom)
+        parse_into(&active_rules, vt_default_rules, strlen(vt_default_rules), "defaults");
+    n_context_rules = 0;
+    for (int i = 0; i < active_rules.n_rules; i++)
+        if (!VT_FIELD_IS_FRAME(active_rules.rules[i].field))
+            context_rules[n_context_rules++] = (uint16_t)i;
 }
 
 const vt_rules_t *vt_categories_rules(void)
@@ -106,6 +114,7 @@ void vt_category_pop(void)
 /* vt_phase_push: enters an NVTX range; a range named vramtrace:<category> forces it. */
 void vt_phase_push(const char *name)
 {
+    vt_track_label(VT_REC_PHASE_PUSH, name);
     int depth = tls_ctx.n_phases++;
     if (depth >= MAX_NESTING)
         return;
@@ -137,6 +146,7 @@ void vt_phase_pop(void)
     int depth = --tls_ctx.n_phases;
     if (depth < MAX_NESTING)
         tls_ctx.phase[tls_ctx.phase_ends[depth]] = '\0';
+    vt_track_phase_pop();
 }
 
 const char *vt_phase_current(void)
@@ -145,118 +155,91 @@ const char *vt_phase_current(void)
 }
 
 /* ---- the per-stack rule cache --------------------------------------------------------------- */
+/* Rules are tried in order and the first match wins, so all a stack needs to remember is the
+ * index of the first frame rule (func, module, file, py) that any of its frames matches; the
+ * per-allocation decision then only tries the non-frame rules (phase, thread, api) that come
+ * before it. The index is kept in the stack node's cache slot as index + 1 (0: not computed). */
 
-#define RULE_BITS_BYTES (VT_RULES_MAX / 8)
-
-/* The basename of a path. */
-static const char *base_name(const char *path)
-{
-    const char *slash = strrchr(path, '/');
-    return slash ? slash + 1 : path;
-}
-
-/* Sets in bits the frame rules that frame ip matches: py rules for a Python pseudo-frame (its
- * "path/file.py:function", python.c), func and module rules for a native frame. Takes the
- * loader lock (dladdr) for native frames. */
-static void match_frame(uint64_t ip, uint8_t *bits)
+/* The first frame rule before `limit` that frame ip matches, else limit: py rules for a Python
+ * pseudo-frame (its "path/file.py:function", python.c), func and module rules for a native
+ * frame. Takes the loader lock (dladdr) for native frames. */
+static int first_rule_of_frame(uint64_t ip, int limit)
 {
     const vt_rules_t *r = &active_rules;
     if (VT_IP_IS_PY(ip)) {
         const char *where = vt_string(VT_PY_IP_STRING(ip));
-        for (int i = 0; where && i < r->n_rules; i++)
+        for (int i = 0; where && i < limit; i++)
             if (r->rules[i].field == VT_FIELD_PY && vt_glob_match(vt_rule_glob(r, i), where))
-                bits[i / 8] |= (uint8_t)(1u << (i % 8));
-        return;
+                return i;
+        return limit;
     }
     if (!(r->fields_used & ((1u << VT_FIELD_FUNC) | (1u << VT_FIELD_MODULE))))
-        return;
-    Dl_info info;
-    /* Return addresses point after the call; the call itself is one byte earlier. */
-    if (!dladdr((void *)(uintptr_t)(ip - 1), &info))
-        return;
-    const char *func = info.dli_sname;
-    if (!func) {
-        /* Not a dynamic symbol: look in the file's full symbol table. The main program's
-         * name from dladdr may be relative or empty; /proc/self/exe is the file. */
-        const vt_module_t *mod = vt_modules_find(ip - 1);
-        const char *path = mod && mod->path[0] ? mod->path : "/proc/self/exe";
-        uint64_t bias = mod ? mod->base : (uint64_t)(uintptr_t)info.dli_fbase;
-        func = vt_symtab_name(path, ip - 1 - bias);
-    }
-    if (!func)
-        func = "";
-    const char *module = info.dli_fname ? base_name(info.dli_fname) : "";
-    for (int i = 0; i < r->n_rules; i++) {
+        return limit;
+    const char *func, *module;
+    vt_frame_names(ip, &func, &module);
+    for (int i = 0; i < limit; i++) {
         const vt_rule_t *rule = &r->rules[i];
         const char *subject = rule->field == VT_FIELD_FUNC     ? func
                               : rule->field == VT_FIELD_MODULE ? module
                                                                : NULL;
         if (subject && *subject && vt_glob_match(vt_rule_glob(r, i), subject))
-            bits[i / 8] |= (uint8_t)(1u << (i % 8));
+            return i;
     }
+    return limit;
 }
 
-/* The rule bitset of a stack, computing it on first use. Not under vt_lock. */
-static const uint8_t *stack_rule_bits(uint32_t stack_id, void *const *ips, int n_ips)
+/* The index of the first frame rule the stack matches (n_rules when none), computing it on
+ * first use. Not under vt_lock. */
+static int stack_first_rule(uint32_t stack_id, void *const *ips, int n_ips)
 {
-    static const uint8_t none[RULE_BITS_BYTES];
+    int n_rules = active_rules.n_rules;
     if (!stack_id)
-        return none;
+        return n_rules;
     vt_track_lock();
     void **cache = vt_stack_node_rule_cache(vt_stack_node(stack_id));
-    const uint8_t *bits = *cache;
+    uintptr_t cached = (uintptr_t)*cache;
     vt_track_unlock();
-    if (bits)
-        return bits;
-    uint8_t computed[RULE_BITS_BYTES] = {0};
+    if (cached)
+        return (int)(cached - 1);
+    int first = n_rules;
     if (active_rules.fields_used &
         ((1u << VT_FIELD_FUNC) | (1u << VT_FIELD_MODULE) | (1u << VT_FIELD_PY)))
         for (int i = 0; i < n_ips; i++)
-            match_frame((uint64_t)(uintptr_t)ips[i], computed);
+            first = first_rule_of_frame((uint64_t)(uintptr_t)ips[i], first);
     vt_track_lock();
-    if (!*cache) {
-        uint8_t *stored = vt_arena_alloc(RULE_BITS_BYTES);
-        if (stored) {
-            memcpy(stored, computed, RULE_BITS_BYTES);
-            *cache = stored;
-        }
-    }
-    bits = *cache;
+    *cache = (void *)(uintptr_t)(first + 1);
     vt_track_unlock();
-    return bits ? bits : none;
+    return first;
 }
 
 /* ---- the decision --------------------------------------------------------------------------- */
 
-/* The thread's name, read at most once a second per thread: threads are renamed after they
- * start (PyTorch names its autograd threads), but a prctl per allocation would cost more than
- * the rest of the recording path together (~2 µs measured here in a VM). */
+/* The thread's name, re-read every 256 lookups on a thread: threads are renamed after they
+ * start (PyTorch names its autograd threads as they start), but a prctl per allocation would
+ * cost more than the rest of the recording path together (~2 us measured here in a VM). */
 static const char *thread_name(void)
 {
     static __thread char name[16] __attribute__((tls_model("initial-exec")));
-    static __thread uint64_t read_at_ns __attribute__((tls_model("initial-exec")));
-    uint64_t now_ns = vt_now_ns();
-    if (!read_at_ns || now_ns - read_at_ns > 1000000000u) {
-        if (prctl(PR_GET_NAME, name) != 0)
-            name[0] = '\0';
-        read_at_ns = now_ns;
-    }
+    static __thread unsigned n_lookups __attribute__((tls_model("initial-exec")));
+    if (n_lookups++ % 256 == 0 && prctl(PR_GET_NAME, name) != 0)
+        name[0] = '\0';
     return name;
 }
 
-static int decide(const uint8_t *bits, vt_api_t api)
+static int decide(int first_frame_rule, vt_api_t api)
 {
-    if (tls_ctx.n_pushed > 0)
-        return tls_ctx
-            .pushed[(tls_ctx.n_pushed > MAX_NESTING ? MAX_NESTING : tls_ctx.n_pushed) - 1];
+    int pushed = tls_ctx.n_pushed > MAX_NESTING ? MAX_NESTING : tls_ctx.n_pushed;
+    if (pushed > 0 && tls_ctx.pushed[pushed - 1] >= 0)
+        return tls_ctx.pushed[pushed - 1];
     int depth = tls_ctx.n_phases > MAX_NESTING ? MAX_NESTING : tls_ctx.n_phases;
     if (depth > 0 && tls_ctx.phase_cats[depth] >= 0)
         return tls_ctx.phase_cats[depth];
     const vt_rules_t *r = &active_rules;
     const char *thread = NULL;
-    for (int i = 0; i < r->n_rules; i++) {
+    for (int k = 0; k < n_context_rules && context_rules[k] < first_frame_rule; k++) {
+        int i = context_rules[k];
         const vt_rule_t *rule = &r->rules[i];
-        bool hit;
+        bool hit = false;
         switch (rule->field) {
         case VT_FIELD_PHASE:
             hit = vt_glob_match(vt_rule_glob(r, i), tls_ctx.phase);
@@ -270,13 +253,12 @@ static int decide(const uint8_t *bits, vt_api_t api)
             hit = vt_glob_match(vt_rule_glob(r, i), vt_api_name(api));
             break;
         default:
-            hit = (bits[i / 8] >> (i % 8)) & 1;
             break;
         }
         if (hit)
             return rule->category;
     }
-    return VT_CAT_UNKNOWN;
+    return first_frame_rule < r->n_rules ? r->rules[first_frame_rule].category : VT_CAT_UNKNOWN;
 }
 
 /* Appends this thread's Python frames (python.c), if any, after the n_native native frames
@@ -307,9 +289,12 @@ void vt_callsite_take(vt_callsite_t *cs, vt_api_t api)
     int depth = (int)vt_option_get(VT_OPTION_DEPTH);
     int n = add_python_frames(ips, vt_unwind(ips, depth), depth);
     bool created = false;
-    vt_track_lock();
-    cs->stack_id = n ? vt_stack_intern(ips, n, &created) : 0;
-    vt_track_unlock();
+    cs->stack_id = 0;
+    if (n) {
+        vt_track_lock();
+        cs->stack_id = vt_stack_intern(ips, n, &created);
+        vt_track_unlock();
+    }
     if (created) {
         for (int i = 0; i < n; i++) {
             uint64_t ip = (uint64_t)(uintptr_t)ips[i];
@@ -319,5 +304,5 @@ void vt_callsite_take(vt_callsite_t *cs, vt_api_t api)
             }
         }
     }
-    cs->category = (uint8_t)decide(stack_rule_bits(cs->stack_id, ips, n), api);
+    cs->category = (uint8_t)decide(stack_first_rule(cs->stack_id, ips, n), api);
 }

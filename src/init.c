@@ -157,6 +157,7 @@ bool vt_is_paused(void)
 void vt_mark(const char *label)
 {
     atomic_fetch_add_explicit(&vt_n_marks_, 1, memory_order_relaxed);
+    vt_track_label(VT_REC_MARK, label);
     vt_log(2, "mark '%.128s'", label);
 }
 

@@ -37,11 +37,22 @@ enum device_from { DEVICE_CURRENT, DEVICE_OF_POINTER, DEVICE_HOST };
 
 /* Records what an allocation call did: memory when it succeeded with an address and a size,
  * a failure otherwise (errors, NULL results, zero sizes). */
-static void record_alloc(bool ok, vt_series_t series, enum device_from from, uint64_t key,
+static void record_alloc(int rc, vt_series_t series, enum device_from from, uint64_t key,
                          uint64_t size_bytes, vt_api_t api)
 {
-    if (!ok || !key || !size_bytes) {
-        vt_track_failed(api);
+    if (rc != 0 || !key || !size_bytes) {
+        /* Out of memory (2 in both the driver's and the runtime's codes) gets its call-site:
+         * the OOM record and the analyzer's post-mortem need it. */
+        vt_callsite_t cs = {0, VT_CAT_UNKNOWN};
+        bool oom = rc == CUDA_ERROR_OUT_OF_MEMORY;
+        int device = 0;
+        if (oom) {
+            vt_callsite_take(&cs, api);
+            device = from == DEVICE_HOST ? 0 : vt_current_device();
+        }
+        vt_track_failed_at(api, size_bytes, rc, device, oom ? &cs : NULL);
+        if (oom && series == VT_SERIES_DEVICE)
+            vt_oom_report(device, api, size_bytes, &cs);
         return;
     }
     int device = 0;
@@ -181,7 +192,7 @@ VT_EXPORT CUresult cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytesize)
     VT_ENTER(cuMemAlloc_v2, CU_NOT_FOUND, (dptr, bytesize));
     CUresult rc = real(dptr, bytesize);
     int saved_errno = errno;
-    record_alloc(rc == CUDA_SUCCESS, VT_SERIES_DEVICE, DEVICE_CURRENT, rc ? 0 : *dptr, bytesize,
+    record_alloc(rc, VT_SERIES_DEVICE, DEVICE_CURRENT, rc ? 0 : *dptr, bytesize,
                  VT_API_cuMemAlloc_v2);
     vt_leave(saved_errno);
     return rc;
@@ -194,7 +205,7 @@ VT_EXPORT CUresult cuMemAllocPitch_v2(CUdeviceptr *dptr, size_t *pPitch, size_t 
              (dptr, pPitch, WidthInBytes, Height, ElementSizeBytes));
     CUresult rc = real(dptr, pPitch, WidthInBytes, Height, ElementSizeBytes);
     int saved_errno = errno;
-    record_alloc(rc == CUDA_SUCCESS, VT_SERIES_DEVICE, DEVICE_CURRENT, rc ? 0 : *dptr,
+    record_alloc(rc, VT_SERIES_DEVICE, DEVICE_CURRENT, rc ? 0 : *dptr,
                  rc ? 0 : (uint64_t)*pPitch * Height, VT_API_cuMemAllocPitch_v2);
     vt_leave(saved_errno);
     return rc;
@@ -205,7 +216,7 @@ VT_EXPORT CUresult cuMemAllocManaged(CUdeviceptr *dptr, size_t bytesize, unsigne
     VT_ENTER(cuMemAllocManaged, CU_NOT_FOUND, (dptr, bytesize, flags));
     CUresult rc = real(dptr, bytesize, flags);
     int saved_errno = errno;
-    record_alloc(rc == CUDA_SUCCESS, VT_SERIES_MANAGED, DEVICE_CURRENT, rc ? 0 : *dptr, bytesize,
+    record_alloc(rc, VT_SERIES_MANAGED, DEVICE_CURRENT, rc ? 0 : *dptr, bytesize,
                  VT_API_cuMemAllocManaged);
     vt_leave(saved_errno);
     return rc;
@@ -236,8 +247,8 @@ VT_EXPORT CUresult cuMemHostAlloc(void **pp, size_t bytesize, unsigned int Flags
     VT_ENTER(cuMemHostAlloc, CU_NOT_FOUND, (pp, bytesize, Flags));
     CUresult rc = real(pp, bytesize, Flags);
     int saved_errno = errno;
-    record_alloc(rc == CUDA_SUCCESS, VT_SERIES_PINNED, DEVICE_HOST, rc ? 0 : (uint64_t)*pp,
-                 bytesize, VT_API_cuMemHostAlloc);
+    record_alloc(rc, VT_SERIES_PINNED, DEVICE_HOST, rc ? 0 : (uint64_t)*pp, bytesize,
+                 VT_API_cuMemHostAlloc);
     vt_leave(saved_errno);
     return rc;
 }
@@ -247,8 +258,8 @@ VT_EXPORT CUresult cuMemAllocHost_v2(void **pp, size_t bytesize)
     VT_ENTER(cuMemAllocHost_v2, CU_NOT_FOUND, (pp, bytesize));
     CUresult rc = real(pp, bytesize);
     int saved_errno = errno;
-    record_alloc(rc == CUDA_SUCCESS, VT_SERIES_PINNED, DEVICE_HOST, rc ? 0 : (uint64_t)*pp,
-                 bytesize, VT_API_cuMemAllocHost_v2);
+    record_alloc(rc, VT_SERIES_PINNED, DEVICE_HOST, rc ? 0 : (uint64_t)*pp, bytesize,
+                 VT_API_cuMemAllocHost_v2);
     vt_leave(saved_errno);
     return rc;
 }
@@ -258,7 +269,7 @@ VT_EXPORT CUresult cuMemHostRegister_v2(void *p, size_t bytesize, unsigned int F
     VT_ENTER(cuMemHostRegister_v2, CU_NOT_FOUND, (p, bytesize, Flags));
     CUresult rc = real(p, bytesize, Flags);
     int saved_errno = errno;
-    record_alloc(rc == CUDA_SUCCESS, VT_SERIES_PINNED, DEVICE_HOST, (uint64_t)p, bytesize,
+    record_alloc(rc, VT_SERIES_PINNED, DEVICE_HOST, (uint64_t)p, bytesize,
                  VT_API_cuMemHostRegister_v2);
     vt_leave(saved_errno);
     return rc;
@@ -295,7 +306,7 @@ VT_EXPORT CUresult cuMemAllocAsync(CUdeviceptr *dptr, size_t bytesize, CUstream 
     VT_ENTER(cuMemAllocAsync, CU_NOT_FOUND, (dptr, bytesize, hStream));
     CUresult rc = real(dptr, bytesize, hStream);
     int saved_errno = errno;
-    record_alloc(rc == CUDA_SUCCESS, VT_SERIES_DEVICE, DEVICE_OF_POINTER, rc ? 0 : *dptr, bytesize,
+    record_alloc(rc, VT_SERIES_DEVICE, DEVICE_OF_POINTER, rc ? 0 : *dptr, bytesize,
                  VT_API_cuMemAllocAsync);
     vt_leave(saved_errno);
     return rc;
@@ -306,7 +317,7 @@ VT_EXPORT CUresult cuMemAllocAsync_ptsz(CUdeviceptr *dptr, size_t bytesize, CUst
     VT_ENTER(cuMemAllocAsync_ptsz, CU_NOT_FOUND, (dptr, bytesize, hStream));
     CUresult rc = real(dptr, bytesize, hStream);
     int saved_errno = errno;
-    record_alloc(rc == CUDA_SUCCESS, VT_SERIES_DEVICE, DEVICE_OF_POINTER, rc ? 0 : *dptr, bytesize,
+    record_alloc(rc, VT_SERIES_DEVICE, DEVICE_OF_POINTER, rc ? 0 : *dptr, bytesize,
                  VT_API_cuMemAllocAsync_ptsz);
     vt_leave(saved_errno);
     return rc;
@@ -318,7 +329,7 @@ VT_EXPORT CUresult cuMemAllocFromPoolAsync(CUdeviceptr *dptr, size_t bytesize, C
     VT_ENTER(cuMemAllocFromPoolAsync, CU_NOT_FOUND, (dptr, bytesize, pool, hStream));
     CUresult rc = real(dptr, bytesize, pool, hStream);
     int saved_errno = errno;
-    record_alloc(rc == CUDA_SUCCESS, VT_SERIES_DEVICE, DEVICE_OF_POINTER, rc ? 0 : *dptr, bytesize,
+    record_alloc(rc, VT_SERIES_DEVICE, DEVICE_OF_POINTER, rc ? 0 : *dptr, bytesize,
                  VT_API_cuMemAllocFromPoolAsync);
     vt_leave(saved_errno);
     return rc;
@@ -330,7 +341,7 @@ VT_EXPORT CUresult cuMemAllocFromPoolAsync_ptsz(CUdeviceptr *dptr, size_t bytesi
     VT_ENTER(cuMemAllocFromPoolAsync_ptsz, CU_NOT_FOUND, (dptr, bytesize, pool, hStream));
     CUresult rc = real(dptr, bytesize, pool, hStream);
     int saved_errno = errno;
-    record_alloc(rc == CUDA_SUCCESS, VT_SERIES_DEVICE, DEVICE_OF_POINTER, rc ? 0 : *dptr, bytesize,
+    record_alloc(rc, VT_SERIES_DEVICE, DEVICE_OF_POINTER, rc ? 0 : *dptr, bytesize,
                  VT_API_cuMemAllocFromPoolAsync_ptsz);
     vt_leave(saved_errno);
     return rc;
@@ -456,7 +467,7 @@ VT_EXPORT CUresult cuArrayCreate_v2(CUarray *pHandle, const CUDA_ARRAY_DESCRIPTO
     CUresult rc = real(pHandle, pAllocateArray);
     int saved_errno = errno;
     const CUDA_ARRAY_DESCRIPTOR *d = pAllocateArray;
-    record_alloc(rc == CUDA_SUCCESS, VT_SERIES_DEVICE, DEVICE_CURRENT, rc ? 0 : (uint64_t)*pHandle,
+    record_alloc(rc, VT_SERIES_DEVICE, DEVICE_CURRENT, rc ? 0 : (uint64_t)*pHandle,
                  rc ? 0 : array_bytes(d->Width, d->Height, 0, d->Format, d->NumChannels),
                  VT_API_cuArrayCreate_v2);
     vt_leave(saved_errno);
@@ -470,7 +481,7 @@ VT_EXPORT CUresult cuArray3DCreate_v2(CUarray *pHandle,
     CUresult rc = real(pHandle, pAllocateArray);
     int saved_errno = errno;
     const CUDA_ARRAY3D_DESCRIPTOR *d = pAllocateArray;
-    record_alloc(rc == CUDA_SUCCESS, VT_SERIES_DEVICE, DEVICE_CURRENT, rc ? 0 : (uint64_t)*pHandle,
+    record_alloc(rc, VT_SERIES_DEVICE, DEVICE_CURRENT, rc ? 0 : (uint64_t)*pHandle,
                  rc ? 0 : array_bytes(d->Width, d->Height, d->Depth, d->Format, d->NumChannels),
                  VT_API_cuArray3DCreate_v2);
     vt_leave(saved_errno);
@@ -496,8 +507,8 @@ VT_EXPORT CUresult cuMipmappedArrayCreate(CUmipmappedArray *pHandle,
             z = z > 1 ? z / 2 : z;
         }
     }
-    record_alloc(rc == CUDA_SUCCESS, VT_SERIES_DEVICE, DEVICE_CURRENT, rc ? 0 : (uint64_t)*pHandle,
-                 total, VT_API_cuMipmappedArrayCreate);
+    record_alloc(rc, VT_SERIES_DEVICE, DEVICE_CURRENT, rc ? 0 : (uint64_t)*pHandle, total,
+                 VT_API_cuMipmappedArrayCreate);
     vt_leave(saved_errno);
     return rc;
 }
@@ -543,7 +554,7 @@ static void record_ipc_open(CUresult rc, CUdeviceptr dptr, vt_api_t api)
     __typeof__(&cuMemGetAddressRange_v2) range = VT_REAL(cuMemGetAddressRange_v2);
     if (rc == CUDA_SUCCESS && range && range(NULL, &size_bytes, dptr) != CUDA_SUCCESS)
         size_bytes = 0;
-    record_alloc(rc == CUDA_SUCCESS, VT_SERIES_IMPORTED, DEVICE_CURRENT, dptr, size_bytes, api);
+    record_alloc(rc, VT_SERIES_IMPORTED, DEVICE_CURRENT, dptr, size_bytes, api);
 }
 
 VT_EXPORT CUresult cuIpcOpenMemHandle(CUdeviceptr *pdptr, CUipcMemHandle handle, unsigned int Flags)
@@ -672,7 +683,7 @@ VT_EXPORT cudaError_t cudaMalloc(void **devPtr, size_t size)
     VT_ENTER(cudaMalloc, RT_NOT_FOUND, (devPtr, size));
     cudaError_t rc = real(devPtr, size);
     int saved_errno = errno;
-    record_alloc(RT_OK(rc), VT_SERIES_DEVICE, DEVICE_CURRENT, rc ? 0 : (uint64_t)*devPtr, size,
+    record_alloc(rc, VT_SERIES_DEVICE, DEVICE_CURRENT, rc ? 0 : (uint64_t)*devPtr, size,
                  VT_API_cudaMalloc);
     vt_leave(saved_errno);
     return rc;
@@ -683,7 +694,7 @@ VT_EXPORT cudaError_t cudaMallocPitch(void **devPtr, size_t *pitch, size_t width
     VT_ENTER(cudaMallocPitch, RT_NOT_FOUND, (devPtr, pitch, width, height));
     cudaError_t rc = real(devPtr, pitch, width, height);
     int saved_errno = errno;
-    record_alloc(RT_OK(rc), VT_SERIES_DEVICE, DEVICE_CURRENT, rc ? 0 : (uint64_t)*devPtr,
+    record_alloc(rc, VT_SERIES_DEVICE, DEVICE_CURRENT, rc ? 0 : (uint64_t)*devPtr,
                  rc ? 0 : (uint64_t)*pitch * height, VT_API_cudaMallocPitch);
     vt_leave(saved_errno);
     return rc;
@@ -696,7 +707,7 @@ VT_EXPORT cudaError_t cudaMalloc3D(struct cudaPitchedPtr *pitchedDevPtr, struct 
     int saved_errno = errno;
     uint64_t rows =
         (uint64_t)(extent.height ? extent.height : 1) * (extent.depth ? extent.depth : 1);
-    record_alloc(RT_OK(rc), VT_SERIES_DEVICE, DEVICE_CURRENT, rc ? 0 : (uint64_t)pitchedDevPtr->ptr,
+    record_alloc(rc, VT_SERIES_DEVICE, DEVICE_CURRENT, rc ? 0 : (uint64_t)pitchedDevPtr->ptr,
                  rc ? 0 : pitchedDevPtr->pitch * rows, VT_API_cudaMalloc3D);
     vt_leave(saved_errno);
     return rc;
@@ -709,7 +720,7 @@ VT_EXPORT cudaError_t cudaMallocArray(cudaArray_t *array, const struct cudaChann
     cudaError_t rc = real(array, desc, width, height, flags);
     int saved_errno = errno;
     uint64_t elem_bits = rc ? 0 : (uint64_t)(desc->x + desc->y + desc->z + desc->w);
-    record_alloc(RT_OK(rc), VT_SERIES_DEVICE, DEVICE_CURRENT, rc ? 0 : (uint64_t)*array,
+    record_alloc(rc, VT_SERIES_DEVICE, DEVICE_CURRENT, rc ? 0 : (uint64_t)*array,
                  elem_bits / 8 * width * (height ? height : 1), VT_API_cudaMallocArray);
     vt_leave(saved_errno);
     return rc;
@@ -720,7 +731,7 @@ VT_EXPORT cudaError_t cudaMallocManaged(void **devPtr, size_t size, unsigned int
     VT_ENTER(cudaMallocManaged, RT_NOT_FOUND, (devPtr, size, flags));
     cudaError_t rc = real(devPtr, size, flags);
     int saved_errno = errno;
-    record_alloc(RT_OK(rc), VT_SERIES_MANAGED, DEVICE_CURRENT, rc ? 0 : (uint64_t)*devPtr, size,
+    record_alloc(rc, VT_SERIES_MANAGED, DEVICE_CURRENT, rc ? 0 : (uint64_t)*devPtr, size,
                  VT_API_cudaMallocManaged);
     vt_leave(saved_errno);
     return rc;
@@ -731,7 +742,7 @@ VT_EXPORT cudaError_t cudaMallocHost(void **ptr, size_t size)
     VT_ENTER(cudaMallocHost, RT_NOT_FOUND, (ptr, size));
     cudaError_t rc = real(ptr, size);
     int saved_errno = errno;
-    record_alloc(RT_OK(rc), VT_SERIES_PINNED, DEVICE_HOST, rc ? 0 : (uint64_t)*ptr, size,
+    record_alloc(rc, VT_SERIES_PINNED, DEVICE_HOST, rc ? 0 : (uint64_t)*ptr, size,
                  VT_API_cudaMallocHost);
     vt_leave(saved_errno);
     return rc;
@@ -742,7 +753,7 @@ VT_EXPORT cudaError_t cudaHostAlloc(void **pHost, size_t size, unsigned int flag
     VT_ENTER(cudaHostAlloc, RT_NOT_FOUND, (pHost, size, flags));
     cudaError_t rc = real(pHost, size, flags);
     int saved_errno = errno;
-    record_alloc(RT_OK(rc), VT_SERIES_PINNED, DEVICE_HOST, rc ? 0 : (uint64_t)*pHost, size,
+    record_alloc(rc, VT_SERIES_PINNED, DEVICE_HOST, rc ? 0 : (uint64_t)*pHost, size,
                  VT_API_cudaHostAlloc);
     vt_leave(saved_errno);
     return rc;
@@ -753,8 +764,7 @@ VT_EXPORT cudaError_t cudaHostRegister(void *ptr, size_t size, unsigned int flag
     VT_ENTER(cudaHostRegister, RT_NOT_FOUND, (ptr, size, flags));
     cudaError_t rc = real(ptr, size, flags);
     int saved_errno = errno;
-    record_alloc(RT_OK(rc), VT_SERIES_PINNED, DEVICE_HOST, (uint64_t)ptr, size,
-                 VT_API_cudaHostRegister);
+    record_alloc(rc, VT_SERIES_PINNED, DEVICE_HOST, (uint64_t)ptr, size, VT_API_cudaHostRegister);
     vt_leave(saved_errno);
     return rc;
 }
@@ -764,7 +774,7 @@ VT_EXPORT cudaError_t cudaMallocAsync(void **devPtr, size_t size, cudaStream_t h
     VT_ENTER(cudaMallocAsync, RT_NOT_FOUND, (devPtr, size, hStream));
     cudaError_t rc = real(devPtr, size, hStream);
     int saved_errno = errno;
-    record_alloc(RT_OK(rc), VT_SERIES_DEVICE, DEVICE_OF_POINTER, rc ? 0 : (uint64_t)*devPtr, size,
+    record_alloc(rc, VT_SERIES_DEVICE, DEVICE_OF_POINTER, rc ? 0 : (uint64_t)*devPtr, size,
                  VT_API_cudaMallocAsync);
     vt_leave(saved_errno);
     return rc;
@@ -775,7 +785,7 @@ VT_EXPORT cudaError_t cudaMallocAsync_ptsz(void **devPtr, size_t size, cudaStrea
     VT_ENTER(cudaMallocAsync_ptsz, RT_NOT_FOUND, (devPtr, size, hStream));
     cudaError_t rc = real(devPtr, size, hStream);
     int saved_errno = errno;
-    record_alloc(RT_OK(rc), VT_SERIES_DEVICE, DEVICE_OF_POINTER, rc ? 0 : (uint64_t)*devPtr, size,
+    record_alloc(rc, VT_SERIES_DEVICE, DEVICE_OF_POINTER, rc ? 0 : (uint64_t)*devPtr, size,
                  VT_API_cudaMallocAsync_ptsz);
     vt_leave(saved_errno);
     return rc;
@@ -787,7 +797,7 @@ VT_EXPORT cudaError_t cudaMallocFromPoolAsync(void **ptr, size_t size, cudaMemPo
     VT_ENTER(cudaMallocFromPoolAsync, RT_NOT_FOUND, (ptr, size, memPool, stream));
     cudaError_t rc = real(ptr, size, memPool, stream);
     int saved_errno = errno;
-    record_alloc(RT_OK(rc), VT_SERIES_DEVICE, DEVICE_OF_POINTER, rc ? 0 : (uint64_t)*ptr, size,
+    record_alloc(rc, VT_SERIES_DEVICE, DEVICE_OF_POINTER, rc ? 0 : (uint64_t)*ptr, size,
                  VT_API_cudaMallocFromPoolAsync);
     vt_leave(saved_errno);
     return rc;
@@ -799,7 +809,7 @@ VT_EXPORT cudaError_t cudaMallocFromPoolAsync_ptsz(void **ptr, size_t size, cuda
     VT_ENTER(cudaMallocFromPoolAsync_ptsz, RT_NOT_FOUND, (ptr, size, memPool, stream));
     cudaError_t rc = real(ptr, size, memPool, stream);
     int saved_errno = errno;
-    record_alloc(RT_OK(rc), VT_SERIES_DEVICE, DEVICE_OF_POINTER, rc ? 0 : (uint64_t)*ptr, size,
+    record_alloc(rc, VT_SERIES_DEVICE, DEVICE_OF_POINTER, rc ? 0 : (uint64_t)*ptr, size,
                  VT_API_cudaMallocFromPoolAsync_ptsz);
     vt_leave(saved_errno);
     return rc;

@@ -6,6 +6,7 @@
  * analyzer's job. Uses open/fstat/mmap only; never called under vt_lock. */
 #include "vt_internal.h"
 
+#include <dlfcn.h>
 #include <elf.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -96,4 +97,31 @@ const char *vt_symtab_name(const char *path, uint64_t addr)
         }
     }
     return NULL;
+}
+
+/* vt_frame_names: the function and module (basename) of native frame ip, a return address; ""
+ * when unknown. Function names come from the dynamic symbols (dladdr), else the module's
+ * .symtab. Takes the loader lock: never under vt_lock. */
+void vt_frame_names(uint64_t ip, const char **func, const char **module)
+{
+    Dl_info info;
+    *func = *module = "";
+    /* Return addresses point after the call; the call itself is one byte earlier. */
+    if (!dladdr((void *)(uintptr_t)(ip - 1), &info))
+        return;
+    const char *name = info.dli_sname;
+    if (!name) {
+        /* The main program's name from dladdr may be relative or empty; /proc/self/exe is
+         * the file. */
+        const vt_module_t *mod = vt_modules_find(ip - 1);
+        const char *path = mod && mod->path[0] ? mod->path : "/proc/self/exe";
+        uint64_t bias = mod ? mod->base : (uint64_t)(uintptr_t)info.dli_fbase;
+        name = vt_symtab_name(path, ip - 1 - bias);
+    }
+    if (name)
+        *func = name;
+    if (info.dli_fname) {
+        const char *slash = strrchr(info.dli_fname, '/');
+        *module = slash ? slash + 1 : info.dli_fname;
+    }
 }

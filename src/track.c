@@ -113,6 +113,7 @@ static void insert_counted(const vt_alloc_t *proto)
     vt_alloc_t *old = vt_table_find(proto->space, proto->key);
     if (old) {
         count_out(old);
+        vt_writer_free(old->series, old->key, old->space == VT_SPACE_VMM_HANDLE, false, proto->api);
         vt_table_remove(old);
     }
     if (!vt_table_insert(proto)) {
@@ -120,6 +121,7 @@ static void insert_counted(const vt_alloc_t *proto)
         return;
     }
     count_in(proto);
+    vt_writer_alloc(proto);
 }
 
 static void fill_proto(vt_alloc_t *a, uint32_t space, int series, int device, uint64_t key,
@@ -158,9 +160,15 @@ void vt_track_free_begin(unsigned series_mask, uint64_t key, vt_free_t *f)
 {
     pthread_mutex_lock(&vt_lock);
     vt_alloc_t *a = NULL;
-    for (unsigned series = 0; series < VT_SERIES_COUNT && !a; series++)
-        if (series_mask & VT_MASK(series))
-            a = vt_table_find(series, key);
+    f->key = key;
+    f->series = -1;
+    for (unsigned series = 0; series < VT_SERIES_COUNT && !a; series++) {
+        if (!(series_mask & VT_MASK(series)))
+            continue;
+        if (f->series < 0)
+            f->series = (int)series;
+        a = vt_table_find(series, key);
+    }
     f->found = a != NULL;
     if (a) {
         f->saved = *a;
@@ -175,7 +183,6 @@ void vt_track_free_begin(unsigned series_mask, uint64_t key, vt_free_t *f)
  * negative memory. */
 void vt_track_free_end(vt_free_t *f, bool ok, vt_api_t api)
 {
-    (void)api; /* the trace issue records which API freed */
     pthread_mutex_lock(&vt_lock);
     if (!ok) {
         totals.n_failed++;
@@ -185,17 +192,47 @@ void vt_track_free_end(vt_free_t *f, bool ok, vt_api_t api)
         }
     } else if (f->found) {
         totals.n_frees++;
+        vt_writer_free(f->saved.series, f->saved.key, false, false, api);
     } else {
         totals.n_unmatched_frees++;
+        vt_writer_free(f->series < 0 ? 0 : f->series, f->key, false, true, api);
     }
     pthread_mutex_unlock(&vt_lock);
 }
 
-void vt_track_failed(vt_api_t api)
+/* vt_track_failed_at: an allocation call that allocated nothing. error is the CUDA result (0
+ * for a success that returned nothing, like cudaMalloc of 0 bytes); out of memory (2 in both
+ * APIs) is recorded as an OOM with the device's live bytes per category. */
+void vt_track_failed_at(vt_api_t api, uint64_t requested_bytes, int error, int device,
+                        const vt_callsite_t *cs)
 {
-    (void)api;
     pthread_mutex_lock(&vt_lock);
     totals.n_failed++;
+    uint32_t stack_id = cs ? cs->stack_id : 0;
+    if (error == CUDA_ERROR_OUT_OF_MEMORY) {
+        int d = clamp_device(device);
+        uint64_t live[VT_CAT_COUNT];
+        for (int c = 0; c < VT_CAT_COUNT; c++)
+            live[c] = cat_stats[d][c].live_bytes;
+        vt_writer_oom(d, api, requested_bytes, stack_id, 0, 0, live);
+    } else {
+        vt_writer_failed(api, requested_bytes, error, stack_id);
+    }
+    pthread_mutex_unlock(&vt_lock);
+}
+
+/* Marks and NVTX phases go on the timeline. */
+void vt_track_label(int record_type, const char *label)
+{
+    pthread_mutex_lock(&vt_lock);
+    vt_writer_labelled((vt_record_type_t)record_type, label);
+    pthread_mutex_unlock(&vt_lock);
+}
+
+void vt_track_phase_pop(void)
+{
+    pthread_mutex_lock(&vt_lock);
+    vt_writer_phase_pop();
     pthread_mutex_unlock(&vt_lock);
 }
 
@@ -224,10 +261,11 @@ void vt_track_vmm_retain(uint64_t handle)
 }
 
 /* A handle whose last reference and last mapping are gone leaves its series. vt_lock held. */
-static void vmm_maybe_release(vt_alloc_t *a)
+static void vmm_maybe_release(vt_alloc_t *a, vt_api_t api)
 {
     if (a->refcount == 0 && a->n_mappings == 0) {
         count_out(a);
+        vt_writer_free(a->series, a->key, true, false, api);
         vt_table_remove(a);
         totals.n_frees++;
     }
@@ -236,19 +274,20 @@ static void vmm_maybe_release(vt_alloc_t *a)
 void vt_track_vmm_release_begin(uint64_t handle, vt_free_t *f)
 {
     pthread_mutex_lock(&vt_lock);
+    f->key = handle;
+    f->series = VT_SERIES_DEVICE;
     vt_alloc_t *a = vt_table_find(VT_SPACE_VMM_HANDLE, handle);
     f->found = a != NULL && a->refcount > 0;
     if (f->found) {
         f->saved = *a;
         a->refcount--;
-        vmm_maybe_release(a);
+        vmm_maybe_release(a, VT_API_cuMemRelease);
     }
     pthread_mutex_unlock(&vt_lock);
 }
 
 void vt_track_vmm_release_end(vt_free_t *f, bool ok, vt_api_t api)
 {
-    (void)api;
     pthread_mutex_lock(&vt_lock);
     if (!ok) {
         totals.n_failed++;
@@ -263,6 +302,7 @@ void vt_track_vmm_release_end(vt_free_t *f, bool ok, vt_api_t api)
         }
     } else if (!f->found) {
         totals.n_unmatched_frees++;
+        vt_writer_free(VT_SERIES_DEVICE, f->key, true, true, api);
     }
     pthread_mutex_unlock(&vt_lock);
 }
@@ -286,7 +326,6 @@ void vt_track_vmm_map(uint64_t va, uint64_t size_bytes, uint64_t handle)
 /* After a successful cuMemUnmap: every mapping inside [va, va+size) is gone. */
 void vt_track_vmm_unmap(uint64_t va, uint64_t size_bytes, vt_api_t api)
 {
-    (void)api;
     pthread_mutex_lock(&vt_lock);
     vt_alloc_t *a = vt_table_first();
     while (a) {
@@ -297,7 +336,7 @@ void vt_track_vmm_unmap(uint64_t va, uint64_t size_bytes, vt_api_t api)
                 h->n_mappings--;
                 if (h == next)
                     next = vt_table_next(h);
-                vmm_maybe_release(h);
+                vmm_maybe_release(h, api);
             }
             vt_table_remove(a);
         }
@@ -319,6 +358,7 @@ void vt_track_graph_reserved_at(int device, uint64_t reserved_bytes, vt_api_t ap
     if (!a || a->size_bytes != reserved_bytes) {
         if (a) {
             count_out(a);
+            vt_writer_free(a->series, a->key, false, false, api);
             vt_table_remove(a);
         }
         if (reserved_bytes) {
@@ -336,7 +376,6 @@ void vt_track_graph_reserved_at(int device, uint64_t reserved_bytes, vt_api_t ap
  * lose the bytes; the totals, which count calls, do not count these as frees. */
 void vt_track_drop_device(int device, vt_api_t api)
 {
-    (void)api;
     device = clamp_device(device);
     pthread_mutex_lock(&vt_lock);
     vt_alloc_t *a = vt_table_first();
@@ -345,6 +384,7 @@ void vt_track_drop_device(int device, vt_api_t api)
         if (a->device == device && (a->space == VT_SERIES_DEVICE || a->space == VT_SERIES_MANAGED ||
                                     a->space == VT_SERIES_IMPORTED)) {
             count_out(a);
+            vt_writer_free(a->series, a->key, false, false, api);
             vt_table_remove(a);
         }
         a = next;
@@ -449,6 +489,7 @@ void vt_track_after_fork_child(void)
 {
     pthread_mutex_init(&vt_lock, NULL);
     forget_all();
+    vt_writer_after_fork_child();
 }
 
 /* ---- the exit summary ----------------------------------------------------------------------- */
@@ -509,6 +550,8 @@ void vt_track_summary(void)
     pthread_mutex_lock(&vt_lock);
     __builtin_memcpy(snap, stats, sizeof snap);
     t = totals;
+    vt_writer_close(&t);
+    const char *trace_path = vt_writer_path();
     pthread_mutex_unlock(&vt_lock);
 
     int peak_device = 0;
@@ -561,7 +604,7 @@ void vt_track_summary(void)
     summary_top_categories(top, sizeof top, peak_device);
     vt_log(0,
            "peak %s of device memory on device %d%s, %llu allocs, %llu frees, %llu failed, %s "
-           "live at exit",
+           "live at exit, trace '%s'",
            peak, peak_device, top, (unsigned long long)t.n_allocs, (unsigned long long)t.n_frees,
-           (unsigned long long)t.n_failed, live);
+           (unsigned long long)t.n_failed, live, trace_path ? trace_path : "none");
 }

@@ -13,6 +13,7 @@
 
 #include "vt_categories.h"
 #include "vt_cuda.h"
+#include "vt_format.h"
 
 /* uthash allocates from the arena, and running out must never exit the host (uthash's default
  * uthash_fatal is exit(-1)): a failed insert leaves the table as it was and sets a flag. */
@@ -177,6 +178,8 @@ typedef struct vt_totals_s {
  * driver can hand the address out again, end commits or puts it back. */
 typedef struct vt_free_s {
     bool found;
+    int series;   /* the first series looked in (the trace's series of an unmatched free) */
+    uint64_t key; /* what was freed */
     vt_alloc_t saved;
 } vt_free_t;
 
@@ -193,7 +196,14 @@ static inline void vt_track_alloc(vt_series_t series, int device, uint64_t key, 
 #define VT_MASK(series) (1u << (series))
 void vt_track_free_begin(unsigned series_mask, uint64_t key, vt_free_t *f);
 void vt_track_free_end(vt_free_t *f, bool ok, vt_api_t api);
-void vt_track_failed(vt_api_t api);
+void vt_track_failed_at(vt_api_t api, uint64_t requested_bytes, int error, int device,
+                        const vt_callsite_t *cs);
+static inline void vt_track_failed(vt_api_t api)
+{
+    vt_track_failed_at(api, 0, 0, 0, NULL);
+}
+void vt_track_label(int record_type, const char *label); /* VT_REC_MARK, VT_REC_PHASE_PUSH */
+void vt_track_phase_pop(void);
 void vt_track_vmm_create_at(uint64_t handle, uint64_t size_bytes, vt_series_t series, int device,
                             vt_api_t api, const vt_callsite_t *cs);
 static inline void vt_track_vmm_create(uint64_t handle, uint64_t size_bytes, vt_series_t series,
@@ -274,6 +284,7 @@ int vt_python_frames(void **ips, int max_frames); /* the exception to "no malloc
 
 /* ---- symtab.c ------------------------------------------------------------------------------ */
 const char *vt_symtab_name(const char *path, uint64_t addr);
+void vt_frame_names(uint64_t ip, const char **func, const char **module);
 
 /* ---- categorize.c: call-site and category of an allocation ----------------------------------- */
 
@@ -294,6 +305,21 @@ const char *vt_phase_current(void);
 /* ---- nvtx.c: NVTX v3 ranges as phases (InitializeInjectionNvtx2 is exported) ---------------- */
 void vt_nvtx_init(void); /* once, from init: NVTX_INJECTION64_PATH -> us, unless already set */
 bool vt_nvtx_range_name(uint64_t id, char *buf, size_t cap); /* an open start/end range */
+
+/* ---- oom.c ----------------------------------------------------------------------------------- */
+void vt_oom_report(int device, vt_api_t api, uint64_t requested_bytes, const vt_callsite_t *cs);
+
+/* ---- writer.c: the trace file (vt_lock held) ---------------------------------------------- */
+void vt_writer_alloc(const vt_alloc_t *a);
+void vt_writer_free(int series, uint64_t key, bool handle, bool unmatched, vt_api_t api);
+void vt_writer_failed(vt_api_t api, uint64_t requested_bytes, int error, uint32_t stack_id);
+void vt_writer_oom(int device, vt_api_t api, uint64_t requested_bytes, uint32_t stack_id,
+                   uint64_t free_bytes, uint64_t total_bytes, const uint64_t live[VT_CAT_COUNT]);
+void vt_writer_labelled(vt_record_type_t type, const char *label);
+void vt_writer_phase_pop(void);
+void vt_writer_close(const vt_totals_t *totals);
+const char *vt_writer_path(void); /* the trace's path once opened, else NULL */
+void vt_writer_after_fork_child(void);
 
 /* ---- resolve.c: real functions and the substitution doors ------------------------------------ */
 typedef struct vt_real_s {

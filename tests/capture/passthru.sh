@@ -28,7 +28,8 @@ trap 'rm -rf "$tmp"' EXIT
 env -i PATH="$PATH" LD_LIBRARY_PATH="$simdir" $settings "$@" >"$tmp/plain.out" 2>"$tmp/plain.err"
 plain_status=$?
 # shellcheck disable=SC2086
-env -i PATH="$PATH" LD_LIBRARY_PATH="$simdir" LD_PRELOAD="$lib" $settings "$@" \
+env -i PATH="$PATH" LD_LIBRARY_PATH="$simdir" LD_PRELOAD="$lib" VRAMTRACE_OUTPUT="$tmp/trace.vtr" \
+    $settings "$@" \
     >"$tmp/traced.out" 2>"$tmp/traced.err"
 traced_status=$?
 

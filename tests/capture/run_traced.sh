@@ -5,7 +5,8 @@
 # (only PATH, the simulator on LD_LIBRARY_PATH, VRAMTRACE_VERBOSE=1 and the given VAR=VALUE
 # settings, so no VRAMTRACE_* of the caller leaks in), and requires exit status 0 and the
 # library's exit report — every `vramtrace: stats` and `vramtrace: peak` line, in order — to be
-# exactly EXPECTED. peak_t_ns is a clock reading, so a non-zero one reads peak_t_ns=T (a zero
+# exactly EXPECTED. The trace goes to a temporary file, named TRACE in the summary line.
+# peak_t_ns is a clock reading, so a non-zero one reads peak_t_ns=T (a zero
 # one stays 0 and fails where a peak exists). VT_CAP_PEAK_RANGE="SERIES MIN MAX" (a VAR=VALUE
 # argument) replaces the peak of SERIES' lines by IN_RANGE when MIN <= peak <= MAX, and the
 # summary's human-readable peak and its categories by RANGED, for runs whose peak depends on thread interleaving. Exit 0 on match, 1 with a diff otherwise.
@@ -25,12 +26,13 @@ tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
 
 # shellcheck disable=SC2086 # settings are VAR=VALUE words without spaces
-env -i PATH="$PATH" LD_LIBRARY_PATH="$simdir" LD_PRELOAD="$lib" VRAMTRACE_VERBOSE=1 $settings \
+env -i PATH="$PATH" LD_LIBRARY_PATH="$simdir" LD_PRELOAD="$lib" VRAMTRACE_VERBOSE=1 \
+    VRAMTRACE_OUTPUT="$tmp/trace.vtr" $settings \
     "$@" >"$tmp/out" 2>"$tmp/err"
 status=$?
 
 grep -E '^vramtrace: (stats|peak) ' "$tmp/err" |
-    sed -E 's/peak_t_ns=[1-9][0-9]*/peak_t_ns=T/' |
+    sed -E "s/peak_t_ns=[1-9][0-9]*/peak_t_ns=T/; s|trace '[^']*'|trace 'TRACE'|" |
     awk -v range="$peak_range" '
         BEGIN { n = split(range, r, " ") }
         n == 3 && $0 ~ ("^vramtrace: stats " r[1] " ") {

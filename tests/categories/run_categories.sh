@@ -19,7 +19,7 @@ tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
 # shellcheck disable=SC2086 # VAR=VALUE words without spaces
 (cd "$(dirname "$expected")" && env -i PATH="$PATH" LD_LIBRARY_PATH="$simdir" LD_PRELOAD="$lib" \
-    VRAMTRACE_VERBOSE=1 $settings "$@") >"$tmp/out" 2>"$tmp/err"
+    VRAMTRACE_VERBOSE=1 VRAMTRACE_OUTPUT="$tmp/trace.vtr" $settings "$@") >"$tmp/out" 2>"$tmp/err"
 status=$?
 grep -E '^vramtrace: (category |rules |cannot read rules)' "$tmp/err" |
     sed -E 's/peak_t_ns=[1-9][0-9]*/peak_t_ns=T/' >"$tmp/got"

@@ -1,0 +1,133 @@
+/* SPDX-License-Identifier: MIT */
+/* The stderr block at an out-of-memory error (unless VRAMTRACE_QUIET): the request and its
+ * call-site, the device's live bytes by category, and the three largest live call-sites — what
+ * a user needs when the job is about to die, before any trace is read. The OOM record in the
+ * trace is written by the core; the analyzer decides later whether the OOM was recovered. */
+#include "vt_internal.h"
+
+#include <string.h>
+
+#define MAX_OOM_REPORTS 8 /* frameworks retry after emptying caches: say it a few times, not 1000 */
+#define MAX_SITES       64
+
+/* A call-site in a line: its three innermost named frames, innermost first, as
+ * "function (module)" or "file.py:function:line", joined by " < ". */
+static void describe_site(uint32_t stack_id, char *buf, size_t cap)
+{
+    size_t used = 0;
+    int shown = 0;
+    for (uint32_t id = stack_id; id && shown < 3;) {
+        vt_track_lock();
+        vt_stack_node_t *node = vt_stack_node(id);
+        uint64_t ip = node ? vt_stack_node_ip(node) : 0;
+        id = node ? vt_stack_node_parent(node) : 0;
+        vt_track_unlock();
+        const char *sep = shown ? " < " : "";
+        if (ip & VT_PYFRAME_BIT) {
+            const char *where = vt_string((uint32_t)VT_PYFRAME_STRING(ip));
+            if (where) {
+                used += vt_fmt(buf + used, used < cap ? cap - used : 0, "%s%s:%u", sep, where,
+                               (unsigned)VT_PYFRAME_LINE(ip));
+                shown++;
+            }
+            continue;
+        }
+        const char *func, *module;
+        vt_frame_names(ip, &func, &module);
+        if (*func) {
+            used += vt_fmt(buf + used, used < cap ? cap - used : 0, "%s%s (%s)", sep, func, module);
+            shown++;
+        }
+    }
+    if (!shown)
+        vt_fmt(buf, cap, "an unknown call-site");
+}
+
+static void human(char *buf, size_t cap, uint64_t bytes)
+{
+    static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+    unsigned u = 0;
+    uint64_t whole = bytes, tenths = 0;
+    while (whole >= 1024 && u + 1 < sizeof units / sizeof units[0]) {
+        tenths = (whole % 1024) * 10 / 1024;
+        whole /= 1024;
+        u++;
+    }
+    if (u == 0)
+        vt_fmt(buf, cap, "%llu B", (unsigned long long)whole);
+    else
+        vt_fmt(buf, cap, "%llu.%llu %s", (unsigned long long)whole, (unsigned long long)tenths,
+               units[u]);
+}
+
+/* vt_oom_report: prints the block for a failed request of requested_bytes through api on
+ * device, made at call-site cs. Not under vt_lock. */
+void vt_oom_report(int device, vt_api_t api, uint64_t requested_bytes, const vt_callsite_t *cs)
+{
+    static int n_reports;
+    if (vt_option_is_enabled(VT_OPTION_QUIET) ||
+        __atomic_fetch_add(&n_reports, 1, __ATOMIC_RELAXED) >= MAX_OOM_REPORTS)
+        return;
+    /* The largest live call-sites of the device, by summing live entries per stack. */
+    struct site {
+        uint32_t stack_id;
+        uint64_t bytes;
+    } sites[MAX_SITES];
+    int n_sites = 0;
+    uint64_t live[VT_CAT_COUNT] = {0}, total = 0;
+    vt_track_lock();
+    for (vt_alloc_t *a = vt_table_first(); a; a = vt_table_next(a)) {
+        if (a->series != VT_SERIES_DEVICE || a->device != device)
+            continue;
+        live[a->category < VT_CAT_COUNT ? a->category : VT_CAT_UNKNOWN] += a->size_bytes;
+        total += a->size_bytes;
+        int s = 0;
+        while (s < n_sites && sites[s].stack_id != a->stack_id)
+            s++;
+        if (s == n_sites && n_sites < MAX_SITES)
+            sites[n_sites++] = (struct site){a->stack_id, 0};
+        if (s < n_sites)
+            sites[s].bytes += a->size_bytes;
+    }
+    vt_track_unlock();
+
+    char request[32], where[256], line[768];
+    human(request, sizeof request, requested_bytes);
+    describe_site(cs ? cs->stack_id : 0, where, sizeof where);
+    vt_log(0, "out of memory on device %d: %s of %s failed in %s", device, vt_api_name(api),
+           request, where);
+
+    char amount[32];
+    human(amount, sizeof amount, total);
+    size_t used = vt_fmt(line, sizeof line, "  live %s", amount);
+    for (int shown = 0; shown < VT_CAT_COUNT; shown++) {
+        int best = -1;
+        for (int c = 0; c < VT_CAT_COUNT; c++)
+            if (live[c] && (best < 0 || live[c] > live[best]))
+                best = c;
+        if (best < 0)
+            break;
+        human(amount, sizeof amount, live[best]);
+        used += vt_fmt(line + used, used < sizeof line ? sizeof line - used : 0, "%s %s %s",
+                       shown ? "," : ":", vt_category_names[best], amount);
+        live[best] = 0;
+    }
+    vt_log(0, "%s", line);
+
+    used = vt_fmt(line, sizeof line, "  largest live call-sites:");
+    for (int shown = 0; shown < 3; shown++) {
+        int best = -1;
+        for (int s = 0; s < n_sites; s++)
+            if (sites[s].bytes && (best < 0 || sites[s].bytes > sites[best].bytes))
+                best = s;
+        if (best < 0)
+            break;
+        describe_site(sites[best].stack_id, where, sizeof where);
+        human(amount, sizeof amount, sites[best].bytes);
+        used += vt_fmt(line + used, used < sizeof line ? sizeof line - used : 0, "%s %s %s",
+                       shown ? ";" : "", where, amount);
+        sites[best].bytes = 0;
+    }
+    if (n_sites)
+        vt_log(0, "%s", line);
+}

@@ -1,0 +1,547 @@
+/* SPDX-License-Identifier: MIT */
+/* The trace writer: records appended to a MAP_SHARED mapping of the trace file, one chunk at a
+ * time, so that a record written is a record kept even if the process is killed a microsecond
+ * later (memray's capture file does this); no system call per event. The format is
+ * src/vt_format.h. Every function here runs with vt_lock held (the core's events) and is
+ * AS-safe: open/flock/posix_fallocate/mmap/ftruncate, no malloc, no stdio. A failure to write
+ * (unwritable directory, disk full, file size limit) stops the writer with one warning; the
+ * program runs on unchanged. */
+#include "vt_format.h"
+#include "vt_internal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+enum { W_CLOSED, W_OPEN, W_FAILED, W_DONE }; /* not opened yet, writing, given up, closed */
+
+static struct writer_s {
+    int state;
+    int fd;
+    pid_t pid;
+    uint8_t *chunk; /* the mapping of [chunk_off, chunk_off + VT_FORMAT_CHUNK_BYTES) */
+    uint64_t chunk_off;
+    size_t pos;         /* next byte within the chunk */
+    uint64_t last_t_ns; /* time of the previous event */
+    uint64_t last_addr; /* address of the previous ALLOC or FREE */
+    uint32_t strings_emitted, stacks_emitted, n_threads, generation;
+    unsigned modules_emitted;
+    char path[4096];
+} w = {.fd = -1};
+
+/* Which trace a thread's number belongs to: a new file (fork child) numbers threads anew. */
+static __thread struct {
+    uint32_t generation;
+    uint32_t index;
+} tls_thread __attribute__((tls_model("initial-exec")));
+
+/* ---- opening ----------------------------------------------------------------------------- */
+
+/* Takes path for this process: created 0600 if absent, never through a symbolic link, only a
+ * regular file of ours, and only when no live process holds it (the owner keeps an exclusive
+ * flock for its lifetime; a stale trace of a finished run is overwritten). Returns the fd or
+ * -errno (-EBUSY: a live process owns it). */
+static int claim(const char *path)
+{
+    int fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (fd < 0)
+        return -errno;
+    struct stat st;
+    int err = 0;
+    if (fstat(fd, &st) != 0)
+        err = errno;
+    else if (!S_ISREG(st.st_mode) || st.st_uid != geteuid())
+        err = EPERM;
+    else if (flock(fd, LOCK_EX | LOCK_NB) != 0)
+        err = errno == EWOULDBLOCK ? EBUSY : errno;
+    else if (ftruncate(fd, 0) != 0)
+        err = errno;
+    if (err) {
+        close(fd);
+        return -err;
+    }
+    return fd;
+}
+
+static bool ends_with(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), m = strlen(suffix);
+    return n >= m && strcmp(s + n - m, suffix) == 0;
+}
+
+/* The naming of DESIGN.md §5: VRAMTRACE_OUTPUT=FILE.vtr is exactly the file of the first
+ * process of the tree that records (the traced command); any other process writes
+ * FILE.<pid>.vtr beside it. A value without .vtr is a prefix: PREFIX.<pid>.vtr. */
+static int open_trace(void)
+{
+    const char *out = vt_option_get_str(VT_OPTION_OUTPUT);
+    if (!out || !*out)
+        out = "vramtrace";
+    size_t stem_len = strlen(out);
+    int fd = -ENOENT;
+    if (ends_with(out, ".vtr")) {
+        stem_len -= 4;
+        if (vt_fmt(w.path, sizeof w.path, "%s", out) < sizeof w.path) {
+            fd = claim(w.path);
+            if (fd >= 0 || fd != -EBUSY)
+                return fd;
+        }
+    }
+    if (vt_fmt(w.path, sizeof w.path, "%.*s.%d.vtr", (int)stem_len, out, (int)getpid()) >=
+        sizeof w.path)
+        return -ENAMETOOLONG;
+    return claim(w.path);
+}
+
+static void fail(const char *what, int err)
+{
+    vt_warn("disabled: cannot write '%s': %s%s%s", w.path, what, err ? ": " : "",
+            err ? strerror(err) : "");
+    if (w.chunk)
+        munmap(w.chunk, VT_FORMAT_CHUNK_BYTES);
+    if (w.fd >= 0)
+        close(w.fd);
+    w.chunk = NULL;
+    w.fd = -1;
+    w.state = W_FAILED;
+}
+
+/* Maps the chunk at off, after making the file long enough and its blocks allocated: writing
+ * into a shared mapping of a hole on a full disk would kill the host with SIGBUS, and growing
+ * past RLIMIT_FSIZE with SIGXFSZ. */
+static bool map_chunk(uint64_t off)
+{
+    struct rlimit lim;
+    if (getrlimit(RLIMIT_FSIZE, &lim) == 0 && lim.rlim_cur != RLIM_INFINITY &&
+        off + VT_FORMAT_CHUNK_BYTES > lim.rlim_cur) {
+        fail("the file size limit (RLIMIT_FSIZE) is reached", 0);
+        return false;
+    }
+    int err = posix_fallocate(w.fd, (off_t)off, VT_FORMAT_CHUNK_BYTES);
+    if (err) {
+        fail("cannot extend the file", err);
+        return false;
+    }
+    if (w.chunk)
+        munmap(w.chunk, VT_FORMAT_CHUNK_BYTES);
+    void *p =
+        mmap(NULL, VT_FORMAT_CHUNK_BYTES, PROT_READ | PROT_WRITE, MAP_SHARED, w.fd, (off_t)off);
+    if (p == MAP_FAILED) {
+        w.chunk = NULL;
+        fail("cannot map the file", errno);
+        return false;
+    }
+    w.chunk = p;
+    w.chunk_off = off;
+    w.pos = 0;
+    return true;
+}
+
+/* ---- records ----------------------------------------------------------------------------- */
+
+/* Room for a record of at most max_body bytes after its type byte; moves to the next chunk
+ * (leaving a SKIP record) when this one is too full. NULL when the writer has failed. */
+static uint8_t *reserve(size_t max_body)
+{
+    if (w.pos + 1 + max_body > VT_FORMAT_CHUNK_BYTES) {
+        __atomic_store_n(&w.chunk[w.pos], (uint8_t)VT_REC_SKIP, __ATOMIC_RELEASE);
+        if (!map_chunk(w.chunk_off + VT_FORMAT_CHUNK_BYTES))
+            return NULL;
+    }
+    return w.chunk + w.pos;
+}
+
+/* Publishes a record whose body is in place: the type byte last (vt_format.h). */
+static void commit(uint8_t *rec, vt_record_type_t type, size_t body_len)
+{
+    __atomic_store_n(rec, (uint8_t)type, __ATOMIC_RELEASE);
+    w.pos += 1 + body_len;
+}
+
+static void put_string_record(const char *s, size_t len)
+{
+    uint8_t *rec = reserve(10 + len);
+    if (!rec)
+        return;
+    size_t n = 1 + vt_put_varint(rec + 1, len);
+    memcpy(rec + n, s, len);
+    commit(rec, VT_REC_STRING, n - 1 + len);
+}
+
+/* Everything interned since the last record: strings first (modules and Python frames name
+ * them), then modules, then stack nodes (each after its parent). */
+static void emit_pending(void)
+{
+    unsigned n_modules = vt_modules_count();
+    for (unsigned i = w.modules_emitted; i < n_modules; i++)
+        vt_string_intern(vt_module(i)->path, strlen(vt_module(i)->path));
+    for (uint32_t id = w.strings_emitted + 1; id <= vt_string_count() && w.state == W_OPEN; id++) {
+        const char *s = vt_string(id);
+        put_string_record(s, strlen(s));
+        w.strings_emitted = id;
+    }
+    for (unsigned i = w.modules_emitted; i < n_modules && w.state == W_OPEN; i++) {
+        const vt_module_t *m = vt_module(i);
+        uint8_t *rec = reserve(5 * 10 + m->build_id_len);
+        if (!rec)
+            return;
+        size_t n = 1;
+        n += vt_put_varint(rec + n, m->base);
+        n += vt_put_varint(rec + n, m->lo);
+        n += vt_put_varint(rec + n, m->hi);
+        n += vt_put_varint(rec + n, vt_string_intern(m->path, strlen(m->path)));
+        n += vt_put_varint(rec + n, m->build_id_len);
+        memcpy(rec + n, m->build_id, m->build_id_len);
+        commit(rec, VT_REC_MODULE, n - 1 + m->build_id_len);
+        w.modules_emitted = i + 1;
+    }
+    uint32_t n_nodes = vt_stack_count();
+    for (uint32_t id = w.stacks_emitted + 1; id <= n_nodes && w.state == W_OPEN; id++) {
+        const vt_stack_node_t *node = vt_stack_node(id);
+        uint32_t parent = vt_stack_node_parent(node);
+        uint64_t parent_ip = parent ? vt_stack_node_ip(vt_stack_node(parent)) : 0;
+        uint8_t *rec = reserve(20);
+        if (!rec)
+            return;
+        size_t n = 1;
+        n += vt_put_varint(rec + n, parent);
+        n += vt_put_svarint(rec + n, (int64_t)(vt_stack_node_ip(node) - parent_ip));
+        commit(rec, VT_REC_STACK, n - 1);
+        w.stacks_emitted = id;
+    }
+}
+
+/* The PROCESS record: who this trace is of. */
+static void put_process_record(void)
+{
+    /* Environment variables that say which rank a process is and how its allocator is set. */
+    static const char *const env_keys[] = {
+        "RANK",
+        "LOCAL_RANK",
+        "WORLD_SIZE",
+        "SLURM_PROCID",
+        "OMPI_COMM_WORLD_RANK",
+        "CUDA_VISIBLE_DEVICES",
+        "PYTORCH_CUDA_ALLOC_CONF",
+        "PYTORCH_NO_CUDA_MEMORY_CACHING",
+        "XLA_PYTHON_CLIENT_PREALLOCATE",
+        "XLA_PYTHON_CLIENT_MEM_FRACTION",
+        "TF_FORCE_GPU_ALLOW_GROWTH",
+    };
+    enum { MAX_PAIRS = 16 };
+    uint32_t keys[MAX_PAIRS], values[MAX_PAIRS];
+    unsigned n = 0;
+    char buf[1024];
+#define PAIR(k, text, len)                                                                         \
+    do {                                                                                           \
+        keys[n] = vt_string_intern(k, strlen(k));                                                  \
+        values[n++] = vt_string_intern(text, len);                                                 \
+    } while (0)
+    size_t len = vt_fmt(buf, sizeof buf, "%d", (int)getpid());
+    PAIR("pid", buf, len);
+    len = vt_fmt(buf, sizeof buf, "%d", (int)getppid());
+    PAIR("ppid", buf, len);
+    if (gethostname(buf, sizeof buf) == 0) {
+        buf[sizeof buf - 1] = '\0';
+        PAIR("host", buf, strlen(buf));
+    }
+    ssize_t got = readlink("/proc/self/exe", buf, sizeof buf - 1);
+    if (got > 0)
+        PAIR("exe", buf, (size_t)got);
+    int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
+    if (fd >= 0) {
+        got = read(fd, buf, sizeof buf - 1);
+        close(fd);
+        if (got > 0) {
+            for (ssize_t i = 0; i < got; i++)
+                if (buf[i] == '\0')
+                    buf[i] = ' ';
+            while (got > 0 && buf[got - 1] == ' ')
+                got--;
+            PAIR("cmdline", buf, (size_t)got);
+        }
+    }
+    for (size_t k = 0; k < sizeof env_keys / sizeof env_keys[0] && n < MAX_PAIRS; k++) {
+        size_t key_len = strlen(env_keys[k]);
+        for (char **e = environ; e && *e; e++) {
+            if (strncmp(*e, env_keys[k], key_len) == 0 && (*e)[key_len] == '=') {
+                PAIR(env_keys[k], *e + key_len + 1, strlen(*e + key_len + 1));
+                break;
+            }
+        }
+    }
+#undef PAIR
+    emit_pending();
+    uint8_t *rec = reserve(3 * 10 + 2 * 10 * MAX_PAIRS);
+    if (!rec)
+        return;
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    size_t b = 1;
+    b += vt_put_varint(rec + b, w.last_t_ns);
+    b += vt_put_varint(rec + b, (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec);
+    b += vt_put_varint(rec + b, n);
+    for (unsigned i = 0; i < n; i++) {
+        b += vt_put_varint(rec + b, keys[i]);
+        b += vt_put_varint(rec + b, values[i]);
+    }
+    commit(rec, VT_REC_PROCESS, b - 1);
+}
+
+/* The API_NAMES record: the names of the api numbers events carry. */
+static void put_api_names_record(void)
+{
+    uint32_t ids[VT_API_COUNT];
+    for (int api = 0; api < VT_API_COUNT; api++)
+        ids[api] = vt_string_intern(vt_api_name((vt_api_t)api), strlen(vt_api_name((vt_api_t)api)));
+    emit_pending();
+    uint8_t *rec = reserve(10 + 10 * VT_API_COUNT);
+    if (!rec)
+        return;
+    size_t b = 1 + vt_put_varint(rec + 1, VT_API_COUNT);
+    for (int api = 0; api < VT_API_COUNT; api++)
+        b += vt_put_varint(rec + b, ids[api]);
+    commit(rec, VT_REC_API_NAMES, b - 1);
+}
+
+/* Opens this process's trace on its first event. False when the writer cannot write. */
+static bool ready(void)
+{
+    if (VT_LIKELY(w.state == W_OPEN))
+        return true;
+    /* Only a traced process writes: not one that is OFF (disabled, exiting), nor a test
+     * program that calls the core without initialising the library. */
+    if (w.state != W_CLOSED || !vt_is_on())
+        return false;
+    int fd = open_trace();
+    if (fd < 0) {
+        fail("cannot create it", -fd);
+        return false;
+    }
+    w.fd = fd;
+    w.pid = getpid();
+    w.state = W_OPEN;
+    w.generation++;
+    if (!map_chunk(0))
+        return false;
+    memcpy(w.chunk, VT_FORMAT_MAGIC, VT_FORMAT_MAGIC_BYTES);
+    uint16_t version[2] = {VT_FORMAT_MAJOR, VT_FORMAT_MINOR};
+    memcpy(w.chunk + VT_FORMAT_MAGIC_BYTES, version, sizeof version);
+    w.pos = VT_FORMAT_PREAMBLE_BYTES;
+    w.last_t_ns = vt_now_ns();
+    put_process_record();
+    put_api_names_record();
+    vt_log(1, "writing '%s'", w.path);
+    return w.state == W_OPEN;
+}
+
+/* This thread's number in the trace, announcing it with a THREAD record the first time. */
+static uint32_t thread_index(void)
+{
+    if (tls_thread.generation == w.generation)
+        return tls_thread.index;
+    char name[16] = "";
+    prctl(PR_GET_NAME, name);
+    uint32_t name_id = vt_string_intern(name, strnlen(name, sizeof name));
+    emit_pending();
+    uint8_t *rec = reserve(30);
+    if (!rec)
+        return 0;
+    uint32_t index = ++w.n_threads;
+    size_t b = 1;
+    b += vt_put_varint(rec + b, index);
+    b += vt_put_varint(rec + b, (uint64_t)syscall(SYS_gettid));
+    b += vt_put_varint(rec + b, name_id);
+    commit(rec, VT_REC_THREAD, b - 1);
+    tls_thread.generation = w.generation;
+    tls_thread.index = index;
+    return index;
+}
+
+/* Starts an event record: pending tables, the thread, then the type byte's place and the
+ * time delta. t_ns earlier than the previous event (taken before vt_lock) is clamped so the
+ * deltas stay non-negative. Returns the record, with *b the body length so far. */
+static uint8_t *event_begin(uint64_t t_ns, size_t max_body, size_t *b, uint32_t *thread)
+{
+    if (!ready())
+        return NULL;
+    emit_pending();
+    *thread = thread_index();
+    uint8_t *rec = w.state == W_OPEN ? reserve(10 + max_body) : NULL;
+    if (!rec)
+        return NULL;
+    if (t_ns < w.last_t_ns)
+        t_ns = w.last_t_ns;
+    *b = 1 + vt_put_varint(rec + 1, t_ns - w.last_t_ns);
+    w.last_t_ns = t_ns;
+    return rec;
+}
+
+static unsigned put_address(uint8_t *p, uint64_t addr)
+{
+    unsigned n = vt_put_svarint(p, (int64_t)(addr - w.last_addr));
+    w.last_addr = addr;
+    return n;
+}
+
+/* ---- the events (vt_lock held) --------------------------------------------------------------- */
+
+void vt_writer_alloc(const vt_alloc_t *a)
+{
+    size_t b;
+    uint32_t thread;
+    uint8_t *rec = event_begin(a->t_ns, 70, &b, &thread);
+    if (!rec)
+        return;
+    uint8_t flags = (uint8_t)((unsigned)a->series & VT_FLAG_SERIES_MASK) |
+                    (uint8_t)((a->category & 7u) << 2) |
+                    (a->space == VT_SPACE_VMM_HANDLE ? VT_FLAG_HANDLE : 0);
+    rec[b++] = flags;
+    b += vt_put_varint(rec + b, (uint64_t)a->device);
+    b += vt_put_varint(rec + b, a->api);
+    b += put_address(rec + b, a->key);
+    b += vt_put_varint(rec + b, a->size_bytes);
+    b += vt_put_varint(rec + b, a->stack_id);
+    b += vt_put_varint(rec + b, thread);
+    commit(rec, VT_REC_ALLOC, b - 1);
+}
+
+/* A free of key in series (a VMM handle when handle), unmatched when this process never saw it
+ * allocated. */
+void vt_writer_free(int series, uint64_t key, bool handle, bool unmatched, vt_api_t api)
+{
+    size_t b;
+    uint32_t thread;
+    uint8_t *rec = event_begin(vt_now_ns(), 40, &b, &thread);
+    if (!rec)
+        return;
+    rec[b++] = (uint8_t)(((unsigned)series & VT_FLAG_SERIES_MASK) |
+                         (unmatched ? VT_FLAG_UNMATCHED : 0) | (handle ? VT_FLAG_HANDLE : 0));
+    b += vt_put_varint(rec + b, api);
+    b += put_address(rec + b, key);
+    b += vt_put_varint(rec + b, thread);
+    commit(rec, VT_REC_FREE, b - 1);
+}
+
+void vt_writer_failed(vt_api_t api, uint64_t requested_bytes, int error, uint32_t stack_id)
+{
+    size_t b;
+    uint32_t thread;
+    uint8_t *rec = event_begin(vt_now_ns(), 50, &b, &thread);
+    if (!rec)
+        return;
+    b += vt_put_varint(rec + b, api);
+    b += vt_put_varint(rec + b, requested_bytes);
+    b += vt_put_varint(rec + b, (uint64_t)(unsigned)error);
+    b += vt_put_varint(rec + b, stack_id);
+    b += vt_put_varint(rec + b, thread);
+    commit(rec, VT_REC_FAILED, b - 1);
+}
+
+void vt_writer_oom(int device, vt_api_t api, uint64_t requested_bytes, uint32_t stack_id,
+                   uint64_t free_bytes, uint64_t total_bytes, const uint64_t live[VT_CAT_COUNT])
+{
+    size_t b;
+    uint32_t thread;
+    uint8_t *rec = event_begin(vt_now_ns(), 10 * (7 + VT_CAT_COUNT), &b, &thread);
+    if (!rec)
+        return;
+    b += vt_put_varint(rec + b, (uint64_t)device);
+    b += vt_put_varint(rec + b, api);
+    b += vt_put_varint(rec + b, requested_bytes);
+    b += vt_put_varint(rec + b, stack_id);
+    b += vt_put_varint(rec + b, thread);
+    b += vt_put_varint(rec + b, free_bytes);
+    b += vt_put_varint(rec + b, total_bytes);
+    for (int c = 0; c < VT_CAT_COUNT; c++)
+        b += vt_put_varint(rec + b, live[c]);
+    commit(rec, VT_REC_OOM, b - 1);
+}
+
+/* A string-carrying event of this thread: PHASE_PUSH or MARK. */
+void vt_writer_labelled(vt_record_type_t type, const char *label)
+{
+    /* A process that has not touched CUDA gets no file for its marks or phases. */
+    if (w.state != W_OPEN && !vt_cuda_used())
+        return;
+    if (!ready())
+        return;
+    uint32_t id = vt_string_intern(label ? label : "", label ? strnlen(label, VT_STRING_MAX) : 0);
+    size_t b;
+    uint32_t thread;
+    uint8_t *rec = event_begin(vt_now_ns(), 20, &b, &thread);
+    if (!rec)
+        return;
+    b += vt_put_varint(rec + b, thread);
+    b += vt_put_varint(rec + b, id);
+    commit(rec, type, b - 1);
+}
+
+void vt_writer_phase_pop(void)
+{
+    if (w.state != W_OPEN)
+        return; /* nothing recorded yet: the pop of a phase the trace never saw */
+    size_t b;
+    uint32_t thread;
+    uint8_t *rec = event_begin(vt_now_ns(), 10, &b, &thread);
+    if (!rec)
+        return;
+    b += vt_put_varint(rec + b, thread);
+    commit(rec, VT_REC_PHASE_POP, b - 1);
+}
+
+/* The END record and the file trimmed to what was written; the trace is then closed. */
+void vt_writer_close(const vt_totals_t *t)
+{
+    if (w.state != W_OPEN || w.pid != getpid())
+        return;
+    size_t b;
+    uint32_t thread;
+    uint8_t *rec = event_begin(vt_now_ns(), 50, &b, &thread);
+    if (rec) {
+        b += vt_put_varint(rec + b, t->n_allocs);
+        b += vt_put_varint(rec + b, t->n_frees);
+        b += vt_put_varint(rec + b, t->n_failed);
+        b += vt_put_varint(rec + b, t->n_unmatched_frees);
+        b += vt_put_varint(rec + b, t->n_dropped);
+        commit(rec, VT_REC_END, b - 1);
+    }
+    if (w.state != W_OPEN)
+        return;
+    uint64_t size = w.chunk_off + w.pos;
+    munmap(w.chunk, VT_FORMAT_CHUNK_BYTES);
+    if (ftruncate(w.fd, (off_t)size) != 0)
+        vt_log(1, "cannot trim '%s': %s", w.path, strerror(errno));
+    close(w.fd);
+    w.chunk = NULL;
+    w.fd = -1;
+    w.state = W_DONE;
+}
+
+const char *vt_writer_path(void)
+{
+    return w.state == W_OPEN || w.state == W_DONE ? w.path : NULL;
+}
+
+/* The fork child (single-threaded): the mapping and the descriptor are the parent's trace.
+ * Drop both without writing; the child's first event opens its own file. */
+void vt_writer_after_fork_child(void)
+{
+    if (w.chunk)
+        munmap(w.chunk, VT_FORMAT_CHUNK_BYTES);
+    if (w.fd >= 0)
+        close(w.fd);
+    uint32_t generation = w.generation;
+    memset(&w, 0, sizeof w);
+    w.fd = -1;
+    w.generation = generation + 1;
+    w.state = W_CLOSED;
+}
