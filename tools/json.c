@@ -102,6 +102,12 @@ void vt_json_int(vt_json_t *j, const char *key, int64_t v)
     fprintf(j->out, "%" PRId64, v);
 }
 
+void vt_json_bool(vt_json_t *j, const char *key, int v)
+{
+    item(j, key);
+    fputs(v ? "true" : "false", j->out);
+}
+
 void vt_json_string(vt_json_t *j, const char *key, const char *v)
 {
     item(j, key);

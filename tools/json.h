@@ -21,6 +21,7 @@ void vt_json_begin_array(vt_json_t *j, const char *key);
 void vt_json_end_array(vt_json_t *j);
 void vt_json_uint(vt_json_t *j, const char *key, uint64_t v);
 void vt_json_int(vt_json_t *j, const char *key, int64_t v);
+void vt_json_bool(vt_json_t *j, const char *key, int v);
 void vt_json_string(vt_json_t *j, const char *key, const char *v);
 void vt_json_finish(vt_json_t *j); /* the newline after the top-level value */
 #endif

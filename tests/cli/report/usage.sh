@@ -1,0 +1,9 @@
+# Usage errors exit 2; --help prints the usage on stdout.
+vramtrace report
+echo "exit $?"
+vramtrace report --bogus t.vtr
+echo "exit $?"
+vramtrace report a.vtr b.vtr
+echo "exit $?"
+vramtrace report --help
+echo "exit $?"

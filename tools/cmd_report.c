@@ -1,0 +1,347 @@
+/* SPDX-License-Identifier: MIT */
+/* `vramtrace report FILE [--json]`: the device peak with what was live at it by category and
+ * call-site, each device's peak, the pinned host and managed peaks, totals and the OOMs, as
+ * text or as the JSON of DESIGN.md §5. "The peak" is the largest single-device peak (the
+ * lowest device number on a tie); devices[] lists every device. Times are from the PROCESS
+ * record's t0. Exit statuses: 0 ok, 1 unreadable or damaged trace (a damaged one still gets
+ * the report of what came before the damage), 2 usage. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "json.h"
+#include "trace_reader.h"
+#include "util.h"
+
+int cmd_report(int argc, char **argv);
+
+#define TOP_SITES       10
+#define TEXT_MAX_FRAMES 8
+#define FRAME_CAP       512
+
+static const char usage[] = "usage: vramtrace report FILE [--json]\n"
+                            "\n"
+                            "The device memory peak of a trace, what was live at it by category\n"
+                            "and call-site, the pinned host and managed peaks, totals and the\n"
+                            "out-of-memory errors.\n"
+                            "\n"
+                            "    --json       print JSON on stdout (keys: docs/trace-format.md)\n"
+                            "    -h, --help   show this help\n";
+
+typedef struct report_s {
+    const char *path;
+    vt_reader_t r;
+    vt_analysis_t a;
+    int failed;         /* the reader stopped at damage */
+    vt_reader_t r_peak; /* the second pass, stopped at the peak: call-sites */
+    vt_site_t *sites;
+    size_t n_sites;
+} report_t;
+
+/* Replays the trace up to the record that made the peak and groups what was live then by
+ * call-site. The first pass keeps only counters, so memory stays bounded by the live set. */
+static void peak_sites(report_t *rep, const vt_device_stats_t *peak)
+{
+    vt_analysis_t a;
+    if (vt_reader_open(&rep->r_peak, rep->path) != 0)
+        return;
+    vt_analyze(&rep->r_peak, &a, peak->peak_record);
+    if (vt_analysis_sites(&a, peak->device, &rep->sites, &rep->n_sites) != 0)
+        rep->n_sites = 0;
+    vt_analysis_release(&a);
+}
+
+static uint64_t rel(const report_t *rep, uint64_t t_ns)
+{
+    return t_ns - rep->r.t0_ns;
+}
+
+static void print_process(const report_t *rep)
+{
+    char pid[32], host[256], cmd[1024];
+    const vt_reader_t *r = &rep->r;
+    if (!vt_reader_process(r, "cmdline", cmd, sizeof(cmd)) &&
+        !vt_reader_process(r, "exe", cmd, sizeof(cmd)))
+        cmd[0] = '\0';
+    if (!vt_reader_process(r, "pid", pid, sizeof(pid))) {
+        printf("process: not recorded\n");
+        return;
+    }
+    printf("process %s", pid);
+    if (vt_reader_process(r, "host", host, sizeof(host)) && host[0])
+        printf(" on %s", host);
+    if (cmd[0])
+        printf(": %s", cmd);
+    printf("\n");
+}
+
+static void print_category_table(const uint64_t *by_category, uint64_t total)
+{
+    char c[32], b[32];
+    printf("  %-12s %17s %11s %7s\n", "category", "bytes", "binary", "share");
+    for (int i = 0; i < VT_CAT_COUNT; i++) {
+        double share = total ? 100.0 * (double)by_category[i] / (double)total : 0;
+        printf("  %-12s %17s %11s %6.1f%%\n", vt_category_names[i],
+               vt_fmt_commas(by_category[i], c, sizeof(c)),
+               vt_fmt_binary(by_category[i], b, sizeof(b)), share);
+    }
+    printf("  %-12s %17s %11s\n", "total", vt_fmt_commas(total, c, sizeof(c)),
+           vt_fmt_binary(total, b, sizeof(b)));
+}
+
+static void print_text(const report_t *rep)
+{
+    const vt_reader_t *r = &rep->r;
+    const vt_analysis_t *a = &rep->a;
+    const vt_device_stats_t *peak = vt_analysis_peak(a);
+    char b1[32], b2[32], s1[32], name[256], api[128];
+
+    print_process(rep);
+    if (!peak) {
+        printf("device peak: 0 B (no device memory allocated)\n");
+    } else {
+        printf("device peak: %s on device %" PRIu32 " at %s\n",
+               vt_fmt_binary(peak->peak_bytes, b1, sizeof(b1)), peak->device,
+               vt_fmt_seconds(rel(rep, peak->peak_t_ns), s1, sizeof(s1)));
+        print_category_table(peak->peak_by_category, peak->peak_bytes);
+    }
+    if (a->n_devices)
+        printf("devices:\n");
+    for (uint32_t i = 0; i < a->n_devices; i++) {
+        const vt_device_stats_t *d = &a->devices[i];
+        const vt_trace_device_t *info = vt_reader_device(r, d->device);
+        printf("  device %" PRIu32, d->device);
+        if (info) {
+            vt_reader_cstring(r, info->name_string_id, name, sizeof(name));
+            if (name[0])
+                printf(" %s", name);
+            if (info->total_bytes)
+                printf(" (%s)", vt_fmt_binary(info->total_bytes, b1, sizeof(b1)));
+        }
+        printf(": peak %s at %s, %s live at the end\n",
+               vt_fmt_binary(d->peak_bytes, b1, sizeof(b1)),
+               vt_fmt_seconds(rel(rep, d->peak_t_ns), s1, sizeof(s1)),
+               vt_fmt_binary(d->live_bytes, b2, sizeof(b2)));
+    }
+    printf("pinned host peak: %s\n",
+           vt_fmt_binary(a->peak_bytes[VT_TRACE_SERIES_PINNED], b1, sizeof(b1)));
+    printf("managed peak: %s\n",
+           vt_fmt_binary(a->peak_bytes[VT_TRACE_SERIES_MANAGED], b1, sizeof(b1)));
+    printf("totals: %" PRIu64 " allocation%s, %" PRIu64 " free%s, %" PRIu64
+           " failed, %s of device memory never freed\n",
+           a->n_allocs, a->n_allocs == 1 ? "" : "s", a->n_frees, a->n_frees == 1 ? "" : "s",
+           a->n_failed, vt_fmt_binary(vt_analysis_leaked_bytes(a), b1, sizeof(b1)));
+    if (a->n_ooms) {
+        printf("out-of-memory errors: %" PRIu32 "\n", a->n_ooms);
+        for (uint32_t i = 0; i < a->n_ooms; i++) {
+            const vt_oom_t *o = &a->ooms[i];
+            printf("  %s on device %" PRIu32 ": %s of %s failed with %s live\n",
+                   vt_fmt_seconds(rel(rep, o->t_ns), s1, sizeof(s1)), o->device,
+                   vt_reader_api_name(r, o->api, api, sizeof(api)),
+                   vt_fmt_binary(o->requested_bytes, b1, sizeof(b1)),
+                   vt_fmt_binary(o->live_total_bytes, b2, sizeof(b2)));
+        }
+    } else {
+        printf("out-of-memory errors: none\n");
+    }
+    if (peak && rep->n_sites) {
+        printf("top call-sites at the peak (device %" PRIu32 "):\n", peak->device);
+        for (size_t i = 0; i < rep->n_sites && i < TOP_SITES; i++) {
+            const vt_site_t *s = &rep->sites[i];
+            printf("  %11s  %-11s %" PRIu64 " allocation%s\n",
+                   vt_fmt_binary(s->bytes, b1, sizeof(b1)), vt_category_names[s->category],
+                   s->n_allocs, s->n_allocs == 1 ? "" : "s");
+            if (!s->stack_id)
+                printf("      (no call-site recorded)\n");
+            int depth = 0;
+            for (uint32_t id = s->stack_id; id; depth++) {
+                char frame[FRAME_CAP];
+                if (depth == TEXT_MAX_FRAMES) {
+                    printf("      ...\n");
+                    break;
+                }
+                id = vt_reader_frame(&rep->r_peak, id, frame, sizeof(frame));
+                printf("      %s\n", frame);
+            }
+        }
+    }
+}
+
+static void json_by_category(vt_json_t *j, const char *key, const uint64_t *by_category)
+{
+    vt_json_begin_object(j, key);
+    for (int i = 0; i < VT_CAT_COUNT; i++)
+        vt_json_uint(j, vt_category_names[i], by_category[i]);
+    vt_json_end_object(j);
+}
+
+static void print_json(const report_t *rep)
+{
+    const vt_reader_t *r = &rep->r;
+    const vt_analysis_t *a = &rep->a;
+    const vt_device_stats_t *peak = vt_analysis_peak(a);
+    static const uint64_t zero[VT_CAT_COUNT];
+    char buf[1024], key[256];
+    vt_json_t j;
+
+    vt_json_init(&j, stdout);
+    vt_json_begin_object(&j, NULL);
+    vt_json_string(&j, "file", rep->path);
+    snprintf(buf, sizeof(buf), "%u.%u", r->major, r->minor);
+    vt_json_string(&j, "format_version", buf);
+    vt_json_bool(&j, "exit_clean", r->seen_end);
+    vt_json_bool(&j, "complete", !rep->failed);
+    vt_json_begin_object(&j, "process");
+    for (uint32_t i = 0; i < r->n_process_kv; i++) {
+        vt_reader_cstring(r, r->process_kv[2 * i], key, sizeof(key));
+        vt_json_string(&j, key, vt_reader_cstring(r, r->process_kv[2 * i + 1], buf, sizeof(buf)));
+    }
+    vt_json_end_object(&j);
+
+    vt_json_begin_object(&j, "peak");
+    vt_json_uint(&j, "bytes", peak ? peak->peak_bytes : 0);
+    vt_json_uint(&j, "time_ns", peak ? rel(rep, peak->peak_t_ns) : 0);
+    if (peak)
+        vt_json_uint(&j, "device", peak->device);
+    json_by_category(&j, "by_category", peak ? peak->peak_by_category : zero);
+    vt_json_end_object(&j);
+
+    vt_json_begin_array(&j, "devices");
+    for (uint32_t i = 0; i < a->n_devices; i++) {
+        const vt_device_stats_t *d = &a->devices[i];
+        const vt_trace_device_t *info = vt_reader_device(r, d->device);
+        vt_json_begin_object(&j, NULL);
+        vt_json_uint(&j, "device", d->device);
+        if (info) {
+            vt_json_string(&j, "name",
+                           vt_reader_cstring(r, info->name_string_id, buf, sizeof(buf)));
+            vt_json_uint(&j, "total_bytes", info->total_bytes);
+        }
+        vt_json_uint(&j, "peak_bytes", d->peak_bytes);
+        vt_json_uint(&j, "peak_time_ns", rel(rep, d->peak_t_ns));
+        vt_json_uint(&j, "leaked_bytes", d->live_bytes);
+        json_by_category(&j, "by_category", d->peak_by_category);
+        vt_json_end_object(&j);
+    }
+    vt_json_end_array(&j);
+
+    vt_json_begin_object(&j, "host_pinned");
+    vt_json_uint(&j, "peak_bytes", a->peak_bytes[VT_TRACE_SERIES_PINNED]);
+    vt_json_end_object(&j);
+    vt_json_begin_object(&j, "managed");
+    vt_json_uint(&j, "peak_bytes", a->peak_bytes[VT_TRACE_SERIES_MANAGED]);
+    vt_json_end_object(&j);
+
+    vt_json_begin_object(&j, "totals");
+    vt_json_uint(&j, "allocs", a->n_allocs);
+    vt_json_uint(&j, "frees", a->n_frees);
+    vt_json_uint(&j, "failed_allocs", a->n_failed);
+    vt_json_uint(&j, "leaked_bytes", vt_analysis_leaked_bytes(a));
+    vt_json_uint(&j, "unmatched_frees", a->n_unmatched_frees);
+    vt_json_end_object(&j);
+
+    vt_json_begin_array(&j, "ooms");
+    for (uint32_t i = 0; i < a->n_ooms; i++) {
+        const vt_oom_t *o = &a->ooms[i];
+        vt_json_begin_object(&j, NULL);
+        vt_json_uint(&j, "time_ns", rel(rep, o->t_ns));
+        vt_json_uint(&j, "device", o->device);
+        vt_json_uint(&j, "requested_bytes", o->requested_bytes);
+        vt_json_uint(&j, "live_bytes", o->live_total_bytes);
+        vt_json_uint(&j, "free_bytes", o->free_bytes);
+        vt_json_uint(&j, "total_bytes", o->total_bytes);
+        vt_json_string(&j, "api", vt_reader_api_name(r, o->api, buf, sizeof(buf)));
+        json_by_category(&j, "by_category", o->live_bytes);
+        vt_json_end_object(&j);
+    }
+    vt_json_end_array(&j);
+
+    vt_json_begin_array(&j, "top_sites");
+    for (size_t i = 0; i < rep->n_sites && i < TOP_SITES; i++) {
+        const vt_site_t *s = &rep->sites[i];
+        vt_json_begin_object(&j, NULL);
+        vt_json_uint(&j, "bytes", s->bytes);
+        vt_json_string(&j, "category", vt_category_names[s->category]);
+        vt_json_uint(&j, "allocs", s->n_allocs);
+        vt_json_begin_array(&j, "frames");
+        for (uint32_t id = s->stack_id; id;) {
+            id = vt_reader_frame(&rep->r_peak, id, buf, sizeof(buf));
+            vt_json_string(&j, NULL, buf);
+        }
+        vt_json_end_array(&j);
+        vt_json_end_object(&j);
+    }
+    vt_json_end_array(&j);
+    vt_json_end_object(&j);
+    vt_json_finish(&j);
+}
+
+/* vt_trace_load (trace_reader.h): the loading and the messages `report` and `oom` share. */
+int vt_trace_load(const char *path, vt_reader_t *r, vt_analysis_t *a)
+{
+    if (vt_reader_open(r, path) != 0) {
+        error("%s", r->err);
+        vt_reader_release(r);
+        return -1;
+    }
+    if (vt_analyze(r, a, UINT64_MAX) != 0) {
+        error("%s; showing the %" PRIu64 " records before it", r->err, r->n_records);
+        return 1;
+    }
+    if (!r->seen_end)
+        error("warning: '%s': the process did not exit cleanly (no end record): showing what it "
+              "wrote",
+              path);
+    if (r->dropped)
+        error("warning: '%s': the library could not record %" PRIu64 " events: totals are low",
+              path, r->dropped);
+    return 0;
+}
+
+int cmd_report(int argc, char **argv)
+{
+    const char *path = NULL;
+    int json = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+            fputs(usage, stdout);
+            return 0;
+        } else if (strcmp(a, "--json") == 0) {
+            json = 1;
+        } else if (a[0] == '-' && a[1]) {
+            error("unknown option '%s'. See 'vramtrace report --help'.", a);
+            return EXIT_USAGE;
+        } else if (path) {
+            error("report reads one trace for now: '%s' and '%s'", path, a);
+            return EXIT_USAGE;
+        } else {
+            path = a;
+        }
+    }
+    if (!path) {
+        error("report needs a trace file. See 'vramtrace report --help'.");
+        return EXIT_USAGE;
+    }
+
+    report_t rep;
+    memset(&rep, 0, sizeof(rep));
+    rep.path = path;
+    int rc = vt_trace_load(path, &rep.r, &rep.a);
+    if (rc < 0)
+        return 1;
+    rep.failed = rc > 0;
+    const vt_device_stats_t *peak = vt_analysis_peak(&rep.a);
+    if (peak && peak->peak_bytes)
+        peak_sites(&rep, peak);
+    if (json)
+        print_json(&rep);
+    else
+        print_text(&rep);
+    free(rep.sites);
+    vt_reader_release(&rep.r_peak);
+    vt_analysis_release(&rep.a);
+    vt_reader_release(&rep.r);
+    return rep.failed ? 1 : 0;
+}

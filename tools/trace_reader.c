@@ -1,0 +1,855 @@
+/* SPDX-License-Identifier: MIT */
+/* The trace reader (trace_reader.h) and the analysis behind `report` and `oom`. The file is
+ * mapped read-only; every varint is read through a cursor that stops at the end of the file,
+ * so a truncated or corrupt trace gives an error naming the byte, never a read past the end. */
+#include "trace_reader.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* ---- errors -------------------------------------------------------------------------------- */
+
+__attribute__((format(printf, 2, 3))) static int fail(vt_reader_t *r, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(r->err, sizeof(r->err), fmt, ap);
+    va_end(ap);
+    r->state = -1;
+    return -1;
+}
+
+/* ---- open / release ------------------------------------------------------------------------ */
+
+int vt_reader_open(vt_reader_t *r, const char *path)
+{
+    memset(r, 0, sizeof(*r));
+    r->path = path;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return fail(r, "cannot open '%s': %s", path, strerror(errno));
+    struct stat st;
+    if (fstat(fd, &st) != 0) {
+        int e = errno;
+        close(fd);
+        return fail(r, "cannot read '%s': %s", path, strerror(e));
+    }
+    if (S_ISDIR(st.st_mode)) {
+        close(fd);
+        return fail(r, "cannot read '%s': %s", path, strerror(EISDIR));
+    }
+    if (!S_ISREG(st.st_mode)) {
+        close(fd);
+        return fail(r, "'%s': not a regular file", path);
+    }
+    if (st.st_size == 0) {
+        close(fd);
+        return fail(r, "'%s': not a vramtrace trace (empty file)", path);
+    }
+    void *map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+    int e = errno;
+    close(fd);
+    if (map == MAP_FAILED)
+        return fail(r, "cannot read '%s': %s", path, strerror(e));
+    r->map = map;
+    r->size = (size_t)st.st_size;
+
+    size_t n_magic = r->size < VT_FORMAT_MAGIC_BYTES ? r->size : VT_FORMAT_MAGIC_BYTES;
+    if (memcmp(r->map, VT_FORMAT_MAGIC, n_magic) != 0)
+        return fail(r, "'%s': not a vramtrace trace (no VRAMTRC magic)", path);
+    if (r->size < VT_FORMAT_PREAMBLE_BYTES)
+        return fail(r, "'%s': truncated preamble (%zu of %d bytes)", path, r->size,
+                    VT_FORMAT_PREAMBLE_BYTES);
+    r->major = r->map[8] | (unsigned)r->map[9] << 8;
+    r->minor = r->map[10] | (unsigned)r->map[11] << 8;
+    /* A newer minor only adds extension records, which are skipped by length. */
+    if (r->major != VT_FORMAT_MAJOR)
+        return fail(r,
+                    "'%s': trace format version %u.%u is not supported (this vramtrace reads %d.x)",
+                    path, r->major, r->minor, VT_FORMAT_MAJOR);
+    r->pos = VT_FORMAT_PREAMBLE_BYTES;
+    /* Ids count from 1: slot 0 of each table stands for "none". */
+    r->n_strings = r->n_stacks = r->n_threads = 1;
+    return 0;
+}
+
+void vt_reader_release(vt_reader_t *r)
+{
+    if (r->map)
+        munmap((void *)r->map, r->size);
+    free(r->strings);
+    free(r->stacks);
+    free(r->threads);
+    free(r->devices);
+    free(r->api_names);
+    free(r->process_kv);
+    memset(r, 0, sizeof(*r));
+}
+
+/* ---- the cursor ---------------------------------------------------------------------------- */
+
+enum { CUR_OK, CUR_TRUNCATED, CUR_CORRUPT };
+
+typedef struct cur_s {
+    const uint8_t *p, *end;
+    int bad;         /* CUR_* */
+    const char *why; /* CUR_CORRUPT */
+    char why_buf[96];
+} cur_t;
+
+static uint64_t get_u(cur_t *c)
+{
+    uint64_t v;
+    if (c->bad)
+        return 0;
+    unsigned n = vt_get_varint(c->p, c->end, &v);
+    if (n) {
+        c->p += n;
+        return v;
+    }
+    /* Nothing decoded: the file ended inside the varint, or it has more than 64 bits. */
+    size_t avail = (size_t)(c->end - c->p);
+    c->bad = CUR_TRUNCATED;
+    for (size_t i = 0; i < avail && i < 10; i++)
+        if (!(c->p[i] & 0x80) || i == 9) {
+            c->bad = CUR_CORRUPT;
+            c->why = "a varint longer than 64 bits";
+        }
+    return 0;
+}
+
+static int64_t get_s(cur_t *c)
+{
+    uint64_t u = get_u(c);
+    return (int64_t)(u >> 1) ^ -(int64_t)(u & 1);
+}
+
+__attribute__((format(printf, 2, 3))) static void corrupt(cur_t *c, const char *fmt, ...)
+{
+    if (c->bad)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(c->why_buf, sizeof(c->why_buf), fmt, ap);
+    va_end(ap);
+    c->bad = CUR_CORRUPT;
+    c->why = c->why_buf;
+}
+
+/* A varint that must fit 32 bits (devices, apis, counts). */
+static uint32_t get_u32(cur_t *c, const char *what)
+{
+    uint64_t v = get_u(c);
+    if (v > UINT32_MAX)
+        corrupt(c, "%s %" PRIu64 " out of range", what, v);
+    return (uint32_t)v;
+}
+
+/* An id that must name a record already read (0: none). */
+static uint32_t get_ref(cur_t *c, uint32_t n_defined, const char *what)
+{
+    uint64_t v = get_u(c);
+    if (v >= n_defined)
+        corrupt(c, "%s %" PRIu64 " is not defined", what, v);
+    return (uint32_t)v;
+}
+
+/* Bytes of a length read just before: the file must hold them. */
+static const uint8_t *get_bytes(cur_t *c, uint64_t len)
+{
+    if (c->bad)
+        return NULL;
+    if (len > (uint64_t)(c->end - c->p)) {
+        c->bad = CUR_TRUNCATED;
+        return NULL;
+    }
+    const uint8_t *b = c->p;
+    c->p += len;
+    return b;
+}
+
+static int grow(void **items, uint32_t *cap, uint32_t need, size_t size)
+{
+    if (need <= *cap)
+        return 0;
+    uint32_t n = *cap ? *cap : 64;
+    while (n < need)
+        n *= 2;
+    void *p = realloc(*items, (size_t)n * size);
+    if (!p)
+        return -1;
+    *items = p;
+    *cap = n;
+    return 0;
+}
+
+/* ---- records ------------------------------------------------------------------------------- */
+
+static void event_time(vt_reader_t *r, cur_t *c, vt_event_t *ev)
+{
+    uint64_t dt = get_u(c);
+    if (!r->seen_event)
+        r->t_ns = r->t0_ns;
+    r->seen_event = true;
+    r->t_ns += dt;
+    ev->t_ns = r->t_ns;
+}
+
+static uint64_t next_address(vt_reader_t *r, cur_t *c)
+{
+    r->address += (uint64_t)get_s(c);
+    return r->address;
+}
+
+static uint8_t get_u8(cur_t *c)
+{
+    const uint8_t *b = get_bytes(c, 1);
+    return b ? *b : 0;
+}
+
+/* Decodes the body of core record type t at c into ev and the tables. Returns 0, or -1 when
+ * out of memory (c->bad tells a truncated or corrupt body). */
+static int decode(vt_reader_t *r, cur_t *c, unsigned t, vt_event_t *ev)
+{
+    uint8_t b;
+    uint64_t n;
+    const uint8_t *bytes;
+    switch (t) {
+    case VT_REC_ALLOC:
+        event_time(r, c, ev);
+        b = get_u8(c);
+        ev->u.alloc.series = b & VT_FLAG_SERIES_MASK;
+        ev->u.alloc.category = VT_FLAG_CATEGORY(b);
+        ev->u.alloc.handle = (b & VT_FLAG_HANDLE) != 0;
+        ev->u.alloc.device = get_u32(c, "device");
+        ev->u.alloc.api = get_u32(c, "api");
+        ev->u.alloc.address = next_address(r, c);
+        ev->u.alloc.size_bytes = get_u(c);
+        ev->u.alloc.stack_id = get_ref(c, r->n_stacks, "stack");
+        ev->u.alloc.thread = get_u(c);
+        break;
+    case VT_REC_FREE:
+        event_time(r, c, ev);
+        b = get_u8(c);
+        ev->u.free.series = b & VT_FLAG_SERIES_MASK;
+        ev->u.free.unmatched = (b & VT_FLAG_UNMATCHED) != 0;
+        ev->u.free.handle = (b & VT_FLAG_HANDLE) != 0;
+        ev->u.free.api = get_u32(c, "api");
+        ev->u.free.address = next_address(r, c);
+        ev->u.free.thread = get_u(c);
+        break;
+    case VT_REC_FAILED:
+        event_time(r, c, ev);
+        ev->u.failed.api = get_u32(c, "api");
+        ev->u.failed.requested_bytes = get_u(c);
+        ev->u.failed.error = get_u(c);
+        ev->u.failed.stack_id = get_ref(c, r->n_stacks, "stack");
+        ev->u.failed.thread = get_u(c);
+        break;
+    case VT_REC_OOM:
+        event_time(r, c, ev);
+        ev->u.oom.device = get_u32(c, "device");
+        ev->u.oom.api = get_u32(c, "api");
+        ev->u.oom.requested_bytes = get_u(c);
+        ev->u.oom.stack_id = get_ref(c, r->n_stacks, "stack");
+        ev->u.oom.thread = get_u(c);
+        ev->u.oom.free_bytes = get_u(c);
+        ev->u.oom.total_bytes = get_u(c);
+        for (int i = 0; i < VT_CAT_COUNT; i++)
+            ev->u.oom.live_bytes[i] = get_u(c);
+        break;
+    case VT_REC_STACK: {
+        uint32_t parent = get_ref(c, r->n_stacks, "stack parent");
+        uint64_t delta = (uint64_t)get_s(c);
+        if (c->bad)
+            break;
+        if (grow((void **)&r->stacks, &r->cap_stacks, r->n_stacks + 1, sizeof(*r->stacks)))
+            return -1;
+        uint64_t parent_ip = parent ? r->stacks[parent].ip : 0;
+        ev->u.stack.id = r->n_stacks;
+        ev->u.stack.parent_id = parent;
+        ev->u.stack.ip = parent_ip + delta;
+        r->stacks[r->n_stacks++] = (vt_trace_stack_t){parent, parent_ip + delta};
+        break;
+    }
+    case VT_REC_STRING:
+        n = get_u(c);
+        if (n > UINT32_MAX && !c->bad)
+            corrupt(c, "string length %" PRIu64 " out of range", n);
+        bytes = get_bytes(c, n);
+        if (c->bad)
+            break;
+        if (grow((void **)&r->strings, &r->cap_strings, r->n_strings + 1, sizeof(*r->strings)))
+            return -1;
+        ev->u.string.id = r->n_strings;
+        ev->u.string.len = (uint32_t)n;
+        ev->u.string.bytes = (const char *)bytes;
+        r->strings[r->n_strings++] = (vt_trace_string_t){(uint64_t)(bytes - r->map), (uint32_t)n};
+        break;
+    case VT_REC_MODULE:
+        ev->u.module.load_bias = get_u(c);
+        ev->u.module.lo = get_u(c);
+        ev->u.module.hi = get_u(c);
+        ev->u.module.path_string_id = get_ref(c, r->n_strings, "string");
+        n = get_u(c);
+        if (n > UINT32_MAX && !c->bad)
+            corrupt(c, "build id length %" PRIu64 " out of range", n);
+        ev->u.module.build_id_len = (uint32_t)n;
+        ev->u.module.build_id = get_bytes(c, n);
+        if (!c->bad)
+            r->n_modules++;
+        break;
+    case VT_REC_THREAD:
+        ev->u.thread.thread = get_u(c);
+        ev->u.thread.os_tid = get_u(c);
+        ev->u.thread.name_string_id = get_ref(c, r->n_strings, "string");
+        if (c->bad)
+            break;
+        if (grow((void **)&r->threads, &r->cap_threads, r->n_threads + 1, sizeof(*r->threads)))
+            return -1;
+        ev->u.thread.id = r->n_threads;
+        r->threads[r->n_threads++] = (vt_trace_thread_t){ev->u.thread.thread, ev->u.thread.os_tid,
+                                                         ev->u.thread.name_string_id};
+        break;
+    case VT_REC_PHASE_PUSH:
+    case VT_REC_MARK:
+        event_time(r, c, ev);
+        ev->u.phase.thread = get_u(c);
+        ev->u.phase.string_id = get_ref(c, r->n_strings, "string");
+        break;
+    case VT_REC_PHASE_POP:
+        event_time(r, c, ev);
+        ev->u.phase.thread = get_u(c);
+        break;
+    case VT_REC_MEMINFO:
+        event_time(r, c, ev);
+        ev->u.meminfo.device = get_u32(c, "device");
+        ev->u.meminfo.free_bytes = get_u(c);
+        ev->u.meminfo.total_bytes = get_u(c);
+        break;
+    case VT_REC_PROCESS: {
+        ev->u.process.t0_ns = get_u(c);
+        ev->u.process.start_unix_ns = get_u(c);
+        n = get_u(c);
+        /* Each pair takes at least two bytes: a larger count cannot fit in the file. */
+        if (!c->bad && n > (uint64_t)(c->end - c->p) / 2)
+            c->bad = CUR_TRUNCATED;
+        if (c->bad)
+            break;
+        uint32_t *kv = malloc((size_t)(n ? n : 1) * 2 * sizeof(*kv));
+        if (!kv)
+            return -1;
+        for (uint64_t i = 0; i < 2 * n; i++)
+            kv[i] = get_ref(c, r->n_strings, "string");
+        if (c->bad) {
+            free(kv);
+            break;
+        }
+        ev->u.process.n = (uint32_t)n;
+        free(r->process_kv);
+        r->process_kv = kv;
+        r->n_process_kv = (uint32_t)n;
+        r->start_unix_ns = ev->u.process.start_unix_ns;
+        /* The first event's delta is from t0; a PROCESS record after events changes nothing. */
+        r->seen_process = true;
+        if (!r->seen_event)
+            r->t0_ns = r->t_ns = ev->u.process.t0_ns;
+        break;
+    }
+    case VT_REC_DEVICE: {
+        uint32_t device = get_u32(c, "device");
+        uint32_t name = get_ref(c, r->n_strings, "string");
+        uint64_t total = get_u(c);
+        if (c->bad)
+            break;
+        ev->u.device.device = device;
+        ev->u.device.name_string_id = name;
+        ev->u.device.total_bytes = total;
+        uint32_t i = 0;
+        while (i < r->n_devices && r->devices[i].device != device)
+            i++;
+        if (i == r->n_devices) {
+            if (grow((void **)&r->devices, &r->cap_devices, r->n_devices + 1, sizeof(*r->devices)))
+                return -1;
+            r->n_devices++;
+        }
+        r->devices[i] = (vt_trace_device_t){device, name, total};
+        break;
+    }
+    case VT_REC_END:
+        event_time(r, c, ev);
+        ev->u.end.allocs = get_u(c);
+        ev->u.end.frees = get_u(c);
+        ev->u.end.failed = get_u(c);
+        ev->u.end.unmatched_frees = get_u(c);
+        ev->u.end.dropped = get_u(c);
+        if (!c->bad) {
+            r->seen_end = true;
+            r->dropped = ev->u.end.dropped;
+        }
+        break;
+    case VT_REC_API_NAMES: {
+        n = get_u(c);
+        if (!c->bad && n > (uint64_t)(c->end - c->p))
+            c->bad = CUR_TRUNCATED;
+        if (c->bad)
+            break;
+        uint32_t *names = malloc((size_t)(n ? n : 1) * sizeof(*names));
+        if (!names)
+            return -1;
+        for (uint64_t i = 0; i < n; i++)
+            names[i] = get_ref(c, r->n_strings, "string");
+        if (c->bad) {
+            free(names);
+            break;
+        }
+        ev->u.api_names.n = (uint32_t)n;
+        free(r->api_names);
+        r->api_names = names;
+        r->n_api_names = (uint32_t)n;
+        break;
+    }
+    default:
+        corrupt(c, "unknown record type %u", t);
+        break;
+    }
+    return 0;
+}
+
+int vt_reader_next(vt_reader_t *r, vt_event_t *ev)
+{
+    if (r->state)
+        return r->state > 0 ? 0 : -1;
+    /* The end of the file at a record boundary is the end of data (a writer that trims its
+     * file at exit leaves no END_OF_DATA byte). */
+    if (r->pos >= r->size) {
+        r->state = 1;
+        return 0;
+    }
+    memset(ev, 0, sizeof(*ev));
+    size_t start = r->pos;
+    unsigned t = r->map[start];
+    ev->type = t;
+    ev->offset = start;
+    ev->t_ns = r->t_ns;
+    if (t == VT_REC_END_OF_DATA) {
+        r->state = 1;
+        return 0;
+    }
+    cur_t c = {.p = r->map + start + 1, .end = r->map + r->size};
+    if (t == VT_REC_SKIP) {
+        /* Chunks are measured from the start of the file, preamble included. */
+        uint64_t next = ((uint64_t)start / VT_FORMAT_CHUNK_BYTES + 1) * VT_FORMAT_CHUNK_BYTES;
+        r->pos = next < r->size ? (size_t)next : r->size;
+        r->n_records++;
+        return 1;
+    }
+    if (t >= VT_REC_FIRST_EXTENSION) {
+        ev->u.ext.body_len = get_u(&c);
+        get_bytes(&c, ev->u.ext.body_len);
+        if (!c.bad)
+            r->n_unknown++; /* no extension record is known yet */
+    } else if (decode(r, &c, t, ev) != 0) {
+        r->err_offset = start;
+        return fail(r, "'%s': out of memory at byte %zu", r->path, start);
+    }
+    if (c.bad) {
+        r->err_offset = start;
+        if (c.bad == CUR_TRUNCATED)
+            return fail(r, "'%s': truncated record at byte %zu", r->path, start);
+        return fail(r, "'%s': corrupt record at byte %zu (%s)", r->path, start, c.why);
+    }
+    r->pos = (size_t)(c.p - r->map);
+    r->n_records++;
+    return 1;
+}
+
+/* ---- lookups ------------------------------------------------------------------------------- */
+
+const char *vt_reader_string(const vt_reader_t *r, uint32_t id, uint32_t *len)
+{
+    if (id == 0 || id >= r->n_strings)
+        return NULL;
+    *len = r->strings[id].len;
+    return (const char *)r->map + r->strings[id].offset;
+}
+
+const char *vt_reader_cstring(const vt_reader_t *r, uint32_t id, char *buf, size_t cap)
+{
+    uint32_t len = 0;
+    const char *s = vt_reader_string(r, id, &len);
+    size_t n = 0;
+    for (uint32_t i = 0; s && i < len && n + 1 < cap; i++) {
+        unsigned char ch = (unsigned char)s[i];
+        buf[n++] = ch == 0 ? ' ' : ch < 0x20 || ch == 0x7f ? '?' : (char)ch;
+    }
+    if (cap)
+        buf[n] = '\0';
+    return buf;
+}
+
+const char *vt_reader_api_name(const vt_reader_t *r, uint32_t api, char *buf, size_t cap)
+{
+    if (api < r->n_api_names && r->api_names[api]) {
+        vt_reader_cstring(r, r->api_names[api], buf, cap);
+        if (buf[0])
+            return buf;
+    }
+    snprintf(buf, cap, "api#%" PRIu32, api);
+    return buf;
+}
+
+const char *vt_reader_process(const vt_reader_t *r, const char *key, char *buf, size_t cap)
+{
+    size_t klen = strlen(key);
+    for (uint32_t i = 0; i < r->n_process_kv; i++) {
+        uint32_t len = 0;
+        const char *k = vt_reader_string(r, r->process_kv[2 * i], &len);
+        if (k && len == klen && memcmp(k, key, klen) == 0)
+            return vt_reader_cstring(r, r->process_kv[2 * i + 1], buf, cap);
+    }
+    return NULL;
+}
+
+const vt_trace_device_t *vt_reader_device(const vt_reader_t *r, uint32_t device)
+{
+    for (uint32_t i = 0; i < r->n_devices; i++)
+        if (r->devices[i].device == device)
+            return &r->devices[i];
+    return NULL;
+}
+
+uint32_t vt_reader_frame(const vt_reader_t *r, uint32_t stack_id, char *buf, size_t cap)
+{
+    if (stack_id == 0 || stack_id >= r->n_stacks) {
+        snprintf(buf, cap, "?");
+        return 0;
+    }
+    const vt_trace_stack_t *s = &r->stacks[stack_id];
+    if (s->ip & VT_PYFRAME_BIT) {
+        char name[200];
+        vt_reader_cstring(r, (uint32_t)VT_PYFRAME_STRING(s->ip), name, sizeof(name));
+        snprintf(buf, cap, "%s:%" PRIu64, name[0] ? name : "?", (uint64_t)VT_PYFRAME_LINE(s->ip));
+    } else {
+        snprintf(buf, cap, "0x%" PRIx64, s->ip);
+    }
+    return s->parent_id; /* always below stack_id: the walk ends */
+}
+
+/* ---- the live set -------------------------------------------------------------------------- */
+
+static size_t live_hash(uint8_t series, uint8_t handle, uint64_t address, size_t mask)
+{
+    uint64_t x = address ^ ((uint64_t)series << 62) ^ ((uint64_t)handle << 61);
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdULL;
+    x ^= x >> 33;
+    return (size_t)x & mask;
+}
+
+static vt_live_t *live_find(const vt_analysis_t *a, uint8_t series, uint8_t handle,
+                            uint64_t address)
+{
+    if (!a->cap_live)
+        return NULL;
+    size_t mask = a->cap_live - 1;
+    for (size_t i = live_hash(series, handle, address, mask);; i = (i + 1) & mask) {
+        vt_live_t *e = &a->live[i];
+        if (!e->used)
+            return NULL;
+        if (e->address == address && e->series == series && e->handle == handle)
+            return e;
+    }
+}
+
+static int live_insert(vt_analysis_t *a, const vt_live_t *in)
+{
+    if ((a->n_live + 1) * 2 > a->cap_live) {
+        size_t cap = a->cap_live ? a->cap_live * 2 : 1024;
+        vt_live_t *old = a->live, *live = calloc(cap, sizeof(*live));
+        if (!live)
+            return -1;
+        size_t old_cap = a->cap_live;
+        a->live = live;
+        a->cap_live = cap;
+        for (size_t i = 0; i < old_cap; i++) {
+            if (!old[i].used)
+                continue;
+            size_t j = live_hash(old[i].series, old[i].handle, old[i].address, cap - 1);
+            while (live[j].used)
+                j = (j + 1) & (cap - 1);
+            live[j] = old[i];
+        }
+        free(old);
+    }
+    size_t mask = a->cap_live - 1, i = live_hash(in->series, in->handle, in->address, mask);
+    while (a->live[i].used)
+        i = (i + 1) & mask;
+    a->live[i] = *in;
+    a->live[i].used = 1;
+    a->n_live++;
+    return 0;
+}
+
+/* Linear probing deletes by shifting the following entries back (no tombstones). */
+static void live_remove(vt_analysis_t *a, vt_live_t *e)
+{
+    size_t mask = a->cap_live - 1, i = (size_t)(e - a->live), j = i;
+    a->live[i].used = 0;
+    for (;;) {
+        j = (j + 1) & mask;
+        if (!a->live[j].used)
+            break;
+        size_t home = live_hash(a->live[j].series, a->live[j].handle, a->live[j].address, mask);
+        /* Move j into the hole at i unless its home lies cyclically in (i, j]. */
+        if (i <= j ? (i < home && home <= j) : (i < home || home <= j))
+            continue;
+        a->live[i] = a->live[j];
+        a->live[j].used = 0;
+        i = j;
+    }
+    a->n_live--;
+}
+
+/* ---- analysis ------------------------------------------------------------------------------ */
+
+static vt_device_stats_t *device_stats(vt_analysis_t *a, uint32_t device)
+{
+    uint32_t i = 0;
+    while (i < a->n_devices && a->devices[i].device < device)
+        i++;
+    if (i < a->n_devices && a->devices[i].device == device)
+        return &a->devices[i];
+    if (grow((void **)&a->devices, &a->cap_devices, a->n_devices + 1, sizeof(*a->devices)))
+        return NULL;
+    memmove(&a->devices[i + 1], &a->devices[i], (a->n_devices - i) * sizeof(*a->devices));
+    a->n_devices++;
+    memset(&a->devices[i], 0, sizeof(a->devices[i]));
+    a->devices[i].device = device;
+    return &a->devices[i];
+}
+
+static void account(vt_analysis_t *a, const vt_reader_t *r, const vt_live_t *e, int sign,
+                    uint64_t t_ns)
+{
+    if (e->series == VT_TRACE_SERIES_DEVICE) {
+        vt_device_stats_t *d = device_stats(a, e->device);
+        if (!d)
+            return;
+        if (sign > 0) {
+            d->live_bytes += e->size_bytes;
+            d->live_by_category[e->category] += e->size_bytes;
+            if (d->live_bytes > d->peak_bytes) {
+                d->peak_bytes = d->live_bytes;
+                d->peak_t_ns = t_ns;
+                d->peak_record = r->n_records;
+                memcpy(d->peak_by_category, d->live_by_category, sizeof(d->peak_by_category));
+            }
+        } else {
+            d->live_bytes -= e->size_bytes;
+            d->live_by_category[e->category] -= e->size_bytes;
+        }
+    }
+    uint64_t *live = &a->live_bytes[e->series];
+    if (sign > 0) {
+        *live += e->size_bytes;
+        if (*live > a->peak_bytes[e->series]) {
+            a->peak_bytes[e->series] = *live;
+            a->peak_t_ns[e->series] = t_ns;
+        }
+    } else {
+        *live -= e->size_bytes;
+    }
+}
+
+int vt_analyze(vt_reader_t *r, vt_analysis_t *a, uint64_t stop_after)
+{
+    memset(a, 0, sizeof(*a));
+    vt_event_t ev;
+    int rc;
+    while (r->n_records < stop_after && (rc = vt_reader_next(r, &ev)) > 0) {
+        switch (ev.type) {
+        case VT_REC_ALLOC: {
+            a->n_allocs++;
+            vt_live_t e = {.address = ev.u.alloc.address,
+                           .size_bytes = ev.u.alloc.size_bytes,
+                           .device = ev.u.alloc.device,
+                           .stack_id = ev.u.alloc.stack_id,
+                           .series = ev.u.alloc.series,
+                           .handle = ev.u.alloc.handle,
+                           .category = ev.u.alloc.category < VT_CAT_COUNT ? ev.u.alloc.category
+                                                                          : VT_CAT_UNKNOWN};
+            /* The same address again without a free in between: the free was not seen. */
+            vt_live_t *old = live_find(a, e.series, e.handle, e.address);
+            if (old) {
+                account(a, r, old, -1, ev.t_ns);
+                live_remove(a, old);
+            }
+            if (live_insert(a, &e) != 0)
+                return fail(r, "'%s': out of memory at byte %" PRIu64, r->path, ev.offset);
+            account(a, r, &e, +1, ev.t_ns);
+            break;
+        }
+        case VT_REC_FREE: {
+            a->n_frees++;
+            if (ev.u.free.unmatched)
+                a->n_unmatched_frees++;
+            vt_live_t *e = live_find(a, ev.u.free.series, ev.u.free.handle, ev.u.free.address);
+            if (e) {
+                account(a, r, e, -1, ev.t_ns);
+                live_remove(a, e);
+            }
+            break;
+        }
+        case VT_REC_FAILED:
+            a->n_failed++;
+            break;
+        case VT_REC_OOM: {
+            a->n_failed++;
+            if (grow((void **)&a->ooms, &a->cap_ooms, a->n_ooms + 1, sizeof(*a->ooms)))
+                return fail(r, "'%s': out of memory at byte %" PRIu64, r->path, ev.offset);
+            vt_oom_t *o = &a->ooms[a->n_ooms++];
+            memset(o, 0, sizeof(*o));
+            o->t_ns = ev.t_ns;
+            o->device = ev.u.oom.device;
+            o->api = ev.u.oom.api;
+            o->stack_id = ev.u.oom.stack_id;
+            o->thread = ev.u.oom.thread;
+            o->requested_bytes = ev.u.oom.requested_bytes;
+            o->free_bytes = ev.u.oom.free_bytes;
+            o->total_bytes = ev.u.oom.total_bytes;
+            for (int i = 0; i < VT_CAT_COUNT; i++) {
+                o->live_bytes[i] = ev.u.oom.live_bytes[i];
+                o->live_total_bytes += ev.u.oom.live_bytes[i];
+            }
+            break;
+        }
+        default:
+            break;
+        }
+    }
+    return r->state < 0 ? -1 : 0;
+}
+
+void vt_analysis_release(vt_analysis_t *a)
+{
+    free(a->devices);
+    free(a->ooms);
+    free(a->live);
+    memset(a, 0, sizeof(*a));
+}
+
+const vt_device_stats_t *vt_analysis_peak(const vt_analysis_t *a)
+{
+    const vt_device_stats_t *best = NULL;
+    for (uint32_t i = 0; i < a->n_devices; i++)
+        if (!best || a->devices[i].peak_bytes > best->peak_bytes)
+            best = &a->devices[i];
+    return best;
+}
+
+uint64_t vt_analysis_leaked_bytes(const vt_analysis_t *a)
+{
+    uint64_t sum = 0;
+    for (uint32_t i = 0; i < a->n_devices; i++)
+        sum += a->devices[i].live_bytes;
+    return sum;
+}
+
+static int site_by_key(const void *x, const void *y)
+{
+    const vt_site_t *a = x, *b = y;
+    if (a->stack_id != b->stack_id)
+        return a->stack_id < b->stack_id ? -1 : 1;
+    return (int)a->category - (int)b->category;
+}
+
+static int site_by_bytes(const void *x, const void *y)
+{
+    const vt_site_t *a = x, *b = y;
+    if (a->bytes != b->bytes)
+        return a->bytes > b->bytes ? -1 : 1;
+    return site_by_key(x, y);
+}
+
+int vt_analysis_sites(const vt_analysis_t *a, uint32_t device, vt_site_t **out, size_t *n_out)
+{
+    *out = NULL;
+    *n_out = 0;
+    size_t n = 0;
+    for (size_t i = 0; i < a->cap_live; i++)
+        n += a->live[i].used && a->live[i].series == VT_TRACE_SERIES_DEVICE &&
+             a->live[i].device == device;
+    if (!n)
+        return 0;
+    vt_site_t *s = malloc(n * sizeof(*s));
+    if (!s)
+        return -1;
+    n = 0;
+    for (size_t i = 0; i < a->cap_live; i++) {
+        const vt_live_t *e = &a->live[i];
+        if (e->used && e->series == VT_TRACE_SERIES_DEVICE && e->device == device)
+            s[n++] = (vt_site_t){e->size_bytes, 1, e->stack_id, e->category};
+    }
+    qsort(s, n, sizeof(*s), site_by_key);
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (m && site_by_key(&s[m - 1], &s[i]) == 0) {
+            s[m - 1].bytes += s[i].bytes;
+            s[m - 1].n_allocs++;
+        } else {
+            s[m++] = s[i];
+        }
+    }
+    qsort(s, m, sizeof(*s), site_by_bytes);
+    *out = s;
+    *n_out = m;
+    return 0;
+}
+
+/* ---- formatting ---------------------------------------------------------------------------- */
+
+const char *vt_fmt_binary(uint64_t v, char *buf, size_t cap)
+{
+    static const char *const units[] = {"KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+    if (v < 1024) {
+        snprintf(buf, cap, "%" PRIu64 " B", v);
+        return buf;
+    }
+    double x = (double)v / 1024;
+    int u = 0;
+    while (x >= 1024 && u < 5)
+        x /= 1024, u++;
+    snprintf(buf, cap, "%.2f %s", x, units[u]);
+    return buf;
+}
+
+const char *vt_fmt_commas(uint64_t v, char *buf, size_t cap)
+{
+    char digits[24];
+    int n = snprintf(digits, sizeof(digits), "%" PRIu64, v);
+    size_t o = 0;
+    for (int i = 0; i < n && o + 2 < cap; i++) {
+        if (i && (n - i) % 3 == 0)
+            buf[o++] = ',';
+        buf[o++] = digits[i];
+    }
+    if (cap)
+        buf[o] = '\0';
+    return buf;
+}
+
+const char *vt_fmt_seconds(uint64_t ns, char *buf, size_t cap)
+{
+    snprintf(buf, cap, "%" PRIu64 ".%03" PRIu64 " s", ns / 1000000000u,
+             (ns % 1000000000u) / 1000000u);
+    return buf;
+}

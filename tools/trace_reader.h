@@ -1,0 +1,247 @@
+/* SPDX-License-Identifier: MIT */
+/* The trace reader (src/vt_format.h is the format): a streaming decoder that hands out one
+ * record at a time with the delta chains (time, address) and the implicit numbering (stacks,
+ * strings, threads) resolved, and the analysis every report starts from (live set, peaks,
+ * totals, OOMs). Memory is bounded by the live set and the stack/string/thread tables, never
+ * by the number of events: the file is mapped read-only and strings point into the mapping.
+ * Used by the CLI and by tests/trace. */
+#ifndef VT_TRACE_READER_H
+#define VT_TRACE_READER_H
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "vt_categories.h"
+#include "vt_format.h"
+
+/* The series of an ALLOC or FREE (the low two bits of its series byte). vt_format.h leaves the
+ * numbering to src/vt_internal.h (vt_series_t); these are the same values. */
+typedef enum vt_trace_series_e {
+    VT_TRACE_SERIES_DEVICE,
+    VT_TRACE_SERIES_PINNED,
+    VT_TRACE_SERIES_MANAGED,
+    VT_TRACE_SERIES_IMPORTED,
+    VT_TRACE_SERIES_COUNT
+} vt_trace_series_t;
+
+/* One decoded record. t_ns is the absolute CLOCK_MONOTONIC time of event records (the delta
+ * chain from the PROCESS record's t0), addresses are absolute, and ids are the implicit
+ * numbers (from 1) of STACK, STRING and THREAD records. Pointers point into the mapping and
+ * live as long as the reader. */
+typedef struct vt_event_s {
+    unsigned type;   /* vt_record_type_t, or an extension type (>= VT_REC_FIRST_EXTENSION) */
+    uint64_t offset; /* of the type byte, from the start of the file */
+    uint64_t t_ns;   /* event records (those with a dt_ns); the current time for the others */
+    union {
+        struct {
+            uint8_t series, category, handle; /* handle: the address is a VMM handle */
+            uint32_t device, api, stack_id;
+            uint64_t address, size_bytes, thread;
+        } alloc;
+        struct {
+            uint8_t series, unmatched, handle;
+            uint32_t api;
+            uint64_t address, thread;
+        } free;
+        struct {
+            uint32_t api, stack_id;
+            uint64_t requested_bytes, error, thread;
+        } failed;
+        struct {
+            uint32_t device, api, stack_id;
+            uint64_t requested_bytes, thread, free_bytes, total_bytes;
+            uint64_t live_bytes[VT_CAT_COUNT];
+        } oom;
+        struct {
+            uint32_t id, parent_id;
+            uint64_t ip;
+        } stack;
+        struct {
+            uint32_t id, len;
+            const char *bytes;
+        } string;
+        struct {
+            uint64_t load_bias, lo, hi;
+            uint32_t path_string_id, build_id_len;
+            const uint8_t *build_id;
+        } module;
+        struct {
+            uint32_t id, name_string_id;
+            uint64_t thread, os_tid;
+        } thread;
+        struct {
+            uint64_t thread;
+            uint32_t string_id; /* PHASE_PUSH: the name; MARK: the label; PHASE_POP: 0 */
+        } phase;
+        struct {
+            uint32_t device;
+            uint64_t free_bytes, total_bytes;
+        } meminfo;
+        struct {
+            uint64_t t0_ns, start_unix_ns;
+            uint32_t n;
+        } process;
+        struct {
+            uint32_t device, name_string_id;
+            uint64_t total_bytes;
+        } device;
+        struct {
+            uint64_t allocs, frees, failed, unmatched_frees, dropped;
+        } end;
+        struct {
+            uint32_t n;
+        } api_names;
+        struct {
+            uint64_t body_len;
+        } ext;
+    } u;
+} vt_event_t;
+
+typedef struct vt_trace_string_s {
+    uint64_t offset; /* into the mapping */
+    uint32_t len;
+} vt_trace_string_t;
+
+typedef struct vt_trace_stack_s {
+    uint32_t parent_id;
+    uint64_t ip;
+} vt_trace_stack_t;
+
+typedef struct vt_trace_thread_s {
+    uint64_t thread, os_tid;
+    uint32_t name_string_id;
+} vt_trace_thread_t;
+
+typedef struct vt_trace_device_s {
+    uint32_t device, name_string_id;
+    uint64_t total_bytes;
+} vt_trace_device_t;
+
+typedef struct vt_reader_s {
+    const char *path;
+    const uint8_t *map;
+    size_t size, pos;
+    unsigned major, minor;
+    int state; /* 0 reading, 1 at the end, -1 failed (err) */
+    uint64_t t0_ns, t_ns, address;
+    bool seen_event, seen_process, seen_end;
+    uint64_t n_records;         /* decoded so far, SKIP and extension records included */
+    uint64_t n_unknown;         /* extension records skipped because their type is unknown */
+    uint64_t err_offset;        /* the byte where the failed record starts */
+    char err[256];              /* "'path': problem", without "vramtrace: " */
+    vt_trace_string_t *strings; /* [0] unused: ids start at 1 */
+    uint32_t n_strings, cap_strings;
+    vt_trace_stack_t *stacks;
+    uint32_t n_stacks, cap_stacks;
+    vt_trace_thread_t *threads;
+    uint32_t n_threads, cap_threads;
+    vt_trace_device_t *devices;
+    uint32_t n_devices, cap_devices;
+    uint32_t *api_names; /* string ids, indexed by api number */
+    uint32_t n_api_names;
+    uint32_t *process_kv; /* key, value string id pairs */
+    uint32_t n_process_kv;
+    uint64_t start_unix_ns;
+    uint64_t n_modules;
+    uint64_t dropped; /* the END record's count of events the library could not record */
+} vt_reader_t;
+
+/* vt_reader_open: maps path and checks its preamble. Returns 0, or -1 with the reason in
+ * r->err (the reader must still be released). */
+int vt_reader_open(vt_reader_t *r, const char *path);
+
+/* vt_reader_next: decodes the next record into *ev. Returns 1 for a record, 0 at the end of
+ * data (an END_OF_DATA byte or the end of the file at a record boundary), -1 when the record
+ * is truncated or corrupt (r->err names the file and the byte offset; what came before stays
+ * valid). Once it has returned 0 or -1 it keeps returning the same. */
+int vt_reader_next(vt_reader_t *r, vt_event_t *ev);
+
+void vt_reader_release(vt_reader_t *r);
+
+/* The bytes of string id (not NUL-terminated), or NULL when id is 0 or not defined yet. */
+const char *vt_reader_string(const vt_reader_t *r, uint32_t id, uint32_t *len);
+
+/* The string id into buf as a C string with control characters shown as '?'; "" if none. */
+const char *vt_reader_cstring(const vt_reader_t *r, uint32_t id, char *buf, size_t cap);
+
+/* The name of api number api from API_NAMES, or "api#N" in buf. */
+const char *vt_reader_api_name(const vt_reader_t *r, uint32_t api, char *buf, size_t cap);
+
+/* The value of PROCESS key (pid, exe, cmdline, ...) into buf, or NULL when absent. */
+const char *vt_reader_process(const vt_reader_t *r, const char *key, char *buf, size_t cap);
+
+/* The DEVICE record of device, or NULL. */
+const vt_trace_device_t *vt_reader_device(const vt_reader_t *r, uint32_t device);
+
+/* ---- analysis: live set, peaks, totals, OOMs --------------------------------------------- */
+
+typedef struct vt_live_s {
+    uint64_t address, size_bytes;
+    uint32_t device, stack_id;
+    uint8_t series, handle, category, used;
+} vt_live_t;
+
+typedef struct vt_device_stats_s {
+    uint32_t device;
+    uint64_t live_bytes, peak_bytes, peak_t_ns, peak_record;
+    uint64_t live_by_category[VT_CAT_COUNT];
+    uint64_t peak_by_category[VT_CAT_COUNT]; /* at the peak: sums to peak_bytes */
+} vt_device_stats_t;
+
+typedef struct vt_oom_s {
+    uint64_t t_ns, requested_bytes, free_bytes, total_bytes, live_total_bytes, thread;
+    uint32_t device, api, stack_id;
+    uint64_t live_bytes[VT_CAT_COUNT];
+} vt_oom_t;
+
+typedef struct vt_analysis_s {
+    vt_device_stats_t *devices; /* sorted by device number */
+    uint32_t n_devices, cap_devices;
+    uint64_t live_bytes[VT_TRACE_SERIES_COUNT], peak_bytes[VT_TRACE_SERIES_COUNT];
+    uint64_t peak_t_ns[VT_TRACE_SERIES_COUNT]; /* pinned and managed; devices have their own */
+    uint64_t n_allocs, n_frees, n_failed, n_unmatched_frees;
+    vt_oom_t *ooms;
+    uint32_t n_ooms, cap_ooms;
+    vt_live_t *live; /* open addressing on (series, handle flag, address) */
+    size_t n_live, cap_live;
+} vt_analysis_t;
+
+/* vt_analyze: reads the records of r into a (zeroed here) up to and including record number
+ * stop_after (counted from 1; UINT64_MAX: all). Returns vt_reader_next's last result: 0 read
+ * to the end (or stopped), -1 the reader failed (a holds what came before). */
+int vt_analyze(vt_reader_t *r, vt_analysis_t *a, uint64_t stop_after);
+void vt_analysis_release(vt_analysis_t *a);
+
+/* The device with the largest peak (the lowest number on a tie), or NULL with no device
+ * memory. This is "the peak" of a report. */
+const vt_device_stats_t *vt_analysis_peak(const vt_analysis_t *a);
+
+/* Device bytes still live: on every device together. */
+uint64_t vt_analysis_leaked_bytes(const vt_analysis_t *a);
+
+typedef struct vt_site_s {
+    uint64_t bytes, n_allocs;
+    uint32_t stack_id;
+    uint8_t category;
+} vt_site_t;
+
+/* vt_analysis_sites: the live allocations of device grouped by (stack, category), largest
+ * first, into a malloc'd array (*n_out entries; NULL when none). Returns 0 or -1 (no memory). */
+int vt_analysis_sites(const vt_analysis_t *a, uint32_t device, vt_site_t **out, size_t *n_out);
+
+/* One frame of stack id as text: "0x7f12..." for a native ip, "path/file.py:function:line" for
+ * a Python frame. Returns the parent id (0 at the root). */
+uint32_t vt_reader_frame(const vt_reader_t *r, uint32_t stack_id, char *buf, size_t cap);
+
+/* vt_trace_load: opens and analyses path for `report` and `oom`, printing the problems with
+ * error(): returns -1 when unreadable (nothing to show; r is released), 1 when damaged part-way
+ * (show what came before; exit 1), 0 otherwise (a missing END record or dropped events only
+ * warn). Defined in cmd_report.c, since it prints. */
+int vt_trace_load(const char *path, vt_reader_t *r, vt_analysis_t *a);
+
+/* ---- presentation helpers shared by the report commands ---------------------------------- */
+const char *vt_fmt_binary(uint64_t bytes, char *buf, size_t cap); /* "1.50 GiB", "512 B" */
+const char *vt_fmt_commas(uint64_t v, char *buf, size_t cap);     /* "1,182,022,656" */
+const char *vt_fmt_seconds(uint64_t ns, char *buf, size_t cap);   /* "12.345 s" */
+
+#endif
