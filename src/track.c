@@ -108,12 +108,13 @@ static void uncount_out(const vt_alloc_t *a)
 
 /* Inserts an entry and counts it; an address already live (an allocation we missed the free
  * of, e.g. a context teardown) is replaced. vt_lock held. */
-static void insert_counted(const vt_alloc_t *proto)
+static void insert_counted(const vt_alloc_t *proto, bool implicit)
 {
     vt_alloc_t *old = vt_table_find(proto->space, proto->key);
     if (old) {
         count_out(old);
-        vt_writer_free(old->series, old->key, old->space == VT_SPACE_VMM_HANDLE, false, proto->api);
+        vt_writer_free(old->series, old->key, old->space == VT_SPACE_VMM_HANDLE, false, true,
+                       proto->api);
         vt_table_remove(old);
     }
     if (!vt_table_insert(proto)) {
@@ -121,7 +122,7 @@ static void insert_counted(const vt_alloc_t *proto)
         return;
     }
     count_in(proto);
-    vt_writer_alloc(proto);
+    vt_writer_alloc(proto, implicit);
 }
 
 static void fill_proto(vt_alloc_t *a, uint32_t space, int series, int device, uint64_t key,
@@ -148,7 +149,7 @@ void vt_track_alloc_at(vt_series_t series, int device, uint64_t key, uint64_t si
     vt_alloc_t proto;
     fill_proto(&proto, series, series, device, key, size_bytes, api, cs);
     pthread_mutex_lock(&vt_lock);
-    insert_counted(&proto);
+    insert_counted(&proto, false);
     totals.n_allocs++;
     pthread_mutex_unlock(&vt_lock);
 }
@@ -192,10 +193,10 @@ void vt_track_free_end(vt_free_t *f, bool ok, vt_api_t api)
         }
     } else if (f->found) {
         totals.n_frees++;
-        vt_writer_free(f->saved.series, f->saved.key, false, false, api);
+        vt_writer_free(f->saved.series, f->saved.key, false, false, false, api);
     } else {
         totals.n_unmatched_frees++;
-        vt_writer_free(f->series < 0 ? 0 : f->series, f->key, false, true, api);
+        vt_writer_free(f->series < 0 ? 0 : f->series, f->key, false, true, false, api);
     }
     pthread_mutex_unlock(&vt_lock);
 }
@@ -245,7 +246,7 @@ void vt_track_vmm_create_at(uint64_t handle, uint64_t size_bytes, vt_series_t se
     fill_proto(&proto, VT_SPACE_VMM_HANDLE, series, device, handle, size_bytes, api, cs);
     proto.refcount = 1;
     pthread_mutex_lock(&vt_lock);
-    insert_counted(&proto);
+    insert_counted(&proto, false);
     totals.n_allocs++;
     pthread_mutex_unlock(&vt_lock);
 }
@@ -265,7 +266,7 @@ static void vmm_maybe_release(vt_alloc_t *a, vt_api_t api)
 {
     if (a->refcount == 0 && a->n_mappings == 0) {
         count_out(a);
-        vt_writer_free(a->series, a->key, true, false, api);
+        vt_writer_free(a->series, a->key, true, false, false, api);
         vt_table_remove(a);
         totals.n_frees++;
     }
@@ -302,7 +303,7 @@ void vt_track_vmm_release_end(vt_free_t *f, bool ok, vt_api_t api)
         }
     } else if (!f->found) {
         totals.n_unmatched_frees++;
-        vt_writer_free(VT_SERIES_DEVICE, f->key, true, true, api);
+        vt_writer_free(VT_SERIES_DEVICE, f->key, true, true, false, api);
     }
     pthread_mutex_unlock(&vt_lock);
 }
@@ -358,14 +359,14 @@ void vt_track_graph_reserved_at(int device, uint64_t reserved_bytes, vt_api_t ap
     if (!a || a->size_bytes != reserved_bytes) {
         if (a) {
             count_out(a);
-            vt_writer_free(a->series, a->key, false, false, api);
+            vt_writer_free(a->series, a->key, false, false, true, api);
             vt_table_remove(a);
         }
         if (reserved_bytes) {
             vt_alloc_t proto;
             fill_proto(&proto, VT_SERIES_DEVICE, VT_SERIES_DEVICE, device, key, reserved_bytes, api,
                        cs);
-            insert_counted(&proto);
+            insert_counted(&proto, true);
         }
     }
     pthread_mutex_unlock(&vt_lock);
@@ -384,7 +385,7 @@ void vt_track_drop_device(int device, vt_api_t api)
         if (a->device == device && (a->space == VT_SERIES_DEVICE || a->space == VT_SERIES_MANAGED ||
                                     a->space == VT_SERIES_IMPORTED)) {
             count_out(a);
-            vt_writer_free(a->series, a->key, false, false, api);
+            vt_writer_free(a->series, a->key, false, false, true, api);
             vt_table_remove(a);
         }
         a = next;

@@ -21,10 +21,15 @@
  * chunk boundary (a record never straddles chunks).
  *
  * Event times are deltas in nanoseconds from the previous event's time (CLOCK_MONOTONIC); the
- * first event's delta is from the PROCESS record's t0. Stack nodes, strings and threads are
- * numbered implicitly, from 1, in the order their records appear; every record that refers to
- * one comes after it. Addresses are zigzag deltas from the previous address of any ALLOC or
- * FREE. */
+ * PROCESS record comes before every event and its t0 starts the chain. Stack nodes and strings
+ * are numbered implicitly, from 1, in the order their records appear; threads by the number
+ * their THREAD record carries. Every record that refers to one comes after its definition.
+ * Addresses are zigzag deltas from the previous address of any ALLOC or FREE, starting at 0.
+ *
+ * A file ends at its last record (a process that exited cleanly: END, then the file is
+ * trimmed), or at a zero byte in place of a type (the rest of the chunk is zeros). Types 17..62
+ * are reserved for future core records: a reader of this major version treats them as
+ * corrupt, since it cannot know their length. */
 #ifndef VT_FORMAT_H
 #define VT_FORMAT_H
 #include <stdint.h>
@@ -46,7 +51,8 @@ typedef enum vt_record_type_e {
      * never saw allocated (made before the library loaded, or by a path it does not hook). */
     VT_REC_FREE = 2,
     /* varint dt_ns · varint api · varint requested_bytes · varint error (the CUDA result) ·
-     * varint stack_id · varint thread */
+     * varint stack_id · varint thread. A call that failed for lack of memory is an OOM record
+     * instead, never both. */
     VT_REC_FAILED = 3,
     /* varint dt_ns · varint device · varint api · varint requested_bytes · varint stack_id ·
      * varint thread · varint free_bytes · varint total_bytes (0: unknown) ·
@@ -80,22 +86,32 @@ typedef enum vt_record_type_e {
     /* varint dt_ns · varint allocs · varint frees · varint failed · varint unmatched_frees ·
      * varint dropped: the process exited cleanly (a trace without it did not) */
     VT_REC_END = 15,
-    /* varint api_count · (varint string_id) × api_count: the names of the api numbers used in
-     * this trace, so readers need not know the library's hook table */
+    /* varint api_count · (varint string_id) × api_count: the name of every api number from 0
+     * (0 is "none") to api_count − 1, so readers need not know the library's hook table */
     VT_REC_API_NAMES = 16,
     /* no body: continue at the next multiple of VT_FORMAT_CHUNK_BYTES */
     VT_REC_SKIP = 63,
     VT_REC_FIRST_EXTENSION = 64,
 } vt_record_type_t;
 
-/* The flags byte of ALLOC and FREE. The "address" of an entry with VT_FLAG_HANDLE is a VMM
- * physical handle (cuMemCreate), which lives in its own key space: a reader keys the live set
- * by (series, handle flag, address). Graph memory is a pseudo-allocation per device at address
- * 2^64 − 1 − device whose size follows the driver's reserve. */
+/* The flags byte of ALLOC and FREE. The series are VT_SERIES_* below. The "address" of an
+ * entry with VT_FLAG_HANDLE is a VMM physical handle (cuMemCreate), which lives in its own key
+ * space: a reader keys the live set by (series, handle flag, address). VT_FLAG_IMPLICIT marks
+ * memory that came or went without an allocation or free call of the program: a context
+ * teardown, a change of the graph-memory reserve, an address found live again (its free was
+ * not seen). Graph memory is a pseudo-allocation per device at address 2^64 − 1 − device whose
+ * size follows the driver's reserve. Category 7 is reserved (read as unknown). */
 #define VT_FLAG_SERIES_MASK 0x03u
 #define VT_FLAG_CATEGORY(f) (((f) >> 2) & 0x07u) /* ALLOC */
 #define VT_FLAG_UNMATCHED   0x04u                /* FREE */
 #define VT_FLAG_HANDLE      0x20u
+#define VT_FLAG_IMPLICIT    0x40u
+
+/* Series numbers in the flags byte (the library's vt_series_t has the same values). */
+#define VT_TRACE_SERIES_DEVICE   0
+#define VT_TRACE_SERIES_PINNED   1
+#define VT_TRACE_SERIES_MANAGED  2
+#define VT_TRACE_SERIES_IMPORTED 3
 
 /* Python frames in STACK records: see VT_REC_STACK. */
 #define VT_PYFRAME_BIT        (1ULL << 63)

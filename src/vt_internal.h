@@ -118,10 +118,10 @@ size_t vt_arena_mapped_bytes(void);
 /* ---- table.c: the live table, keyed by (key space, value) ----------------------------------- */
 /* Key spaces: the series an address counts in, or where a VMM handle or mapping lives. */
 typedef enum vt_series_e {
-    VT_SERIES_DEVICE,   /* device memory: makes the device peak */
-    VT_SERIES_PINNED,   /* page-locked host memory */
-    VT_SERIES_MANAGED,  /* unified memory */
-    VT_SERIES_IMPORTED, /* a peer's memory opened here (IPC) */
+    VT_SERIES_DEVICE = VT_TRACE_SERIES_DEVICE,     /* device memory: makes the device peak */
+    VT_SERIES_PINNED = VT_TRACE_SERIES_PINNED,     /* page-locked host memory */
+    VT_SERIES_MANAGED = VT_TRACE_SERIES_MANAGED,   /* unified memory */
+    VT_SERIES_IMPORTED = VT_TRACE_SERIES_IMPORTED, /* a peer's memory opened here (IPC) */
     VT_SERIES_COUNT
 } vt_series_t;
 #define VT_SPACE_VMM_HANDLE VT_SERIES_COUNT       /* cuMemCreate handles, counted in a series */
@@ -310,8 +310,9 @@ bool vt_nvtx_range_name(uint64_t id, char *buf, size_t cap); /* an open start/en
 void vt_oom_report(int device, vt_api_t api, uint64_t requested_bytes, const vt_callsite_t *cs);
 
 /* ---- writer.c: the trace file (vt_lock held) ---------------------------------------------- */
-void vt_writer_alloc(const vt_alloc_t *a);
-void vt_writer_free(int series, uint64_t key, bool handle, bool unmatched, vt_api_t api);
+void vt_writer_alloc(const vt_alloc_t *a, bool implicit);
+void vt_writer_free(int series, uint64_t key, bool handle, bool unmatched, bool implicit,
+                    vt_api_t api);
 void vt_writer_failed(vt_api_t api, uint64_t requested_bytes, int error, uint32_t stack_id);
 void vt_writer_oom(int device, vt_api_t api, uint64_t requested_bytes, uint32_t stack_id,
                    uint64_t free_bytes, uint64_t total_bytes, const uint64_t live[VT_CAT_COUNT]);

@@ -394,16 +394,16 @@ static unsigned put_address(uint8_t *p, uint64_t addr)
 
 /* ---- the events (vt_lock held) --------------------------------------------------------------- */
 
-void vt_writer_alloc(const vt_alloc_t *a)
+void vt_writer_alloc(const vt_alloc_t *a, bool implicit)
 {
     size_t b;
     uint32_t thread;
     uint8_t *rec = event_begin(a->t_ns, 70, &b, &thread);
     if (!rec)
         return;
-    uint8_t flags = (uint8_t)((unsigned)a->series & VT_FLAG_SERIES_MASK) |
-                    (uint8_t)((a->category & 7u) << 2) |
-                    (a->space == VT_SPACE_VMM_HANDLE ? VT_FLAG_HANDLE : 0);
+    uint8_t flags =
+        (uint8_t)((unsigned)a->series & VT_FLAG_SERIES_MASK) | (uint8_t)((a->category & 7u) << 2) |
+        (a->space == VT_SPACE_VMM_HANDLE ? VT_FLAG_HANDLE : 0) | (implicit ? VT_FLAG_IMPLICIT : 0);
     rec[b++] = flags;
     b += vt_put_varint(rec + b, (uint64_t)a->device);
     b += vt_put_varint(rec + b, a->api);
@@ -415,16 +415,18 @@ void vt_writer_alloc(const vt_alloc_t *a)
 }
 
 /* A free of key in series (a VMM handle when handle), unmatched when this process never saw it
- * allocated. */
-void vt_writer_free(int series, uint64_t key, bool handle, bool unmatched, vt_api_t api)
+ * allocated, implicit when no free call of the program made it (vt_format.h). */
+void vt_writer_free(int series, uint64_t key, bool handle, bool unmatched, bool implicit,
+                    vt_api_t api)
 {
     size_t b;
     uint32_t thread;
     uint8_t *rec = event_begin(vt_now_ns(), 40, &b, &thread);
     if (!rec)
         return;
-    rec[b++] = (uint8_t)(((unsigned)series & VT_FLAG_SERIES_MASK) |
-                         (unmatched ? VT_FLAG_UNMATCHED : 0) | (handle ? VT_FLAG_HANDLE : 0));
+    rec[b++] =
+        (uint8_t)(((unsigned)series & VT_FLAG_SERIES_MASK) | (unmatched ? VT_FLAG_UNMATCHED : 0) |
+                  (handle ? VT_FLAG_HANDLE : 0) | (implicit ? VT_FLAG_IMPLICIT : 0));
     b += vt_put_varint(rec + b, api);
     b += put_address(rec + b, key);
     b += vt_put_varint(rec + b, thread);

@@ -229,6 +229,7 @@ static int decode(vt_reader_t *r, cur_t *c, unsigned t, vt_event_t *ev)
         ev->u.alloc.series = b & VT_FLAG_SERIES_MASK;
         ev->u.alloc.category = VT_FLAG_CATEGORY(b);
         ev->u.alloc.handle = (b & VT_FLAG_HANDLE) != 0;
+        ev->u.alloc.implicit = (b & VT_FLAG_IMPLICIT) != 0;
         ev->u.alloc.device = get_u32(c, "device");
         ev->u.alloc.api = get_u32(c, "api");
         ev->u.alloc.address = next_address(r, c);
@@ -242,6 +243,7 @@ static int decode(vt_reader_t *r, cur_t *c, unsigned t, vt_event_t *ev)
         ev->u.free.series = b & VT_FLAG_SERIES_MASK;
         ev->u.free.unmatched = (b & VT_FLAG_UNMATCHED) != 0;
         ev->u.free.handle = (b & VT_FLAG_HANDLE) != 0;
+        ev->u.free.implicit = (b & VT_FLAG_IMPLICIT) != 0;
         ev->u.free.api = get_u32(c, "api");
         ev->u.free.address = next_address(r, c);
         ev->u.free.thread = get_u(c);
@@ -678,7 +680,9 @@ int vt_analyze(vt_reader_t *r, vt_analysis_t *a, uint64_t stop_after)
     while (r->n_records < stop_after && (rc = vt_reader_next(r, &ev)) > 0) {
         switch (ev.type) {
         case VT_REC_ALLOC: {
-            a->n_allocs++;
+            /* Totals count the program's calls; implicit entries only move memory. */
+            if (!ev.u.alloc.implicit)
+                a->n_allocs++;
             vt_live_t e = {.address = ev.u.alloc.address,
                            .size_bytes = ev.u.alloc.size_bytes,
                            .device = ev.u.alloc.device,
@@ -699,7 +703,8 @@ int vt_analyze(vt_reader_t *r, vt_analysis_t *a, uint64_t stop_after)
             break;
         }
         case VT_REC_FREE: {
-            a->n_frees++;
+            if (!ev.u.free.implicit)
+                a->n_frees++;
             if (ev.u.free.unmatched)
                 a->n_unmatched_frees++;
             vt_live_t *e = live_find(a, ev.u.free.series, ev.u.free.handle, ev.u.free.address);

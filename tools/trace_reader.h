@@ -14,15 +14,9 @@
 #include "vt_categories.h"
 #include "vt_format.h"
 
-/* The series of an ALLOC or FREE (the low two bits of its series byte). vt_format.h leaves the
- * numbering to src/vt_internal.h (vt_series_t); these are the same values. */
-typedef enum vt_trace_series_e {
-    VT_TRACE_SERIES_DEVICE,
-    VT_TRACE_SERIES_PINNED,
-    VT_TRACE_SERIES_MANAGED,
-    VT_TRACE_SERIES_IMPORTED,
-    VT_TRACE_SERIES_COUNT
-} vt_trace_series_t;
+/* The series of an ALLOC or FREE (the low two bits of its flags byte): VT_TRACE_SERIES_* of
+ * vt_format.h. */
+#define VT_TRACE_SERIES_COUNT 4
 
 /* One decoded record. t_ns is the absolute CLOCK_MONOTONIC time of event records (the delta
  * chain from the PROCESS record's t0), addresses are absolute, and ids are the implicit
@@ -35,11 +29,13 @@ typedef struct vt_event_s {
     union {
         struct {
             uint8_t series, category, handle; /* handle: the address is a VMM handle */
+            uint8_t implicit;                 /* not an allocation call (vt_format.h) */
             uint32_t device, api, stack_id;
             uint64_t address, size_bytes, thread;
         } alloc;
         struct {
             uint8_t series, unmatched, handle;
+            uint8_t implicit; /* not a free call (vt_format.h) */
             uint32_t api;
             uint64_t address, thread;
         } free;
