@@ -35,6 +35,43 @@ static inline void vt_leave(int saved_errno)
 
 enum device_from { DEVICE_CURRENT, DEVICE_OF_POINTER, DEVICE_HOST };
 
+/* Memory-info samples: the driver's free and total bytes of the calling thread's device, so the
+ * analyzer can show what no hook sees (context, modules, device-side malloc: used − tracked)
+ * and the free memory at each OOM. Taken on the application's thread right after one of its
+ * own allocations, through the real cuMemGetInfo_v2 — a driver call, so the runtime's
+ * last-error state is untouched — at most every 100 ms per device, and at every OOM. The
+ * thread's stream-capture mode is made relaxed around the call and restored, so a query
+ * during a global-mode capture (of this or another thread) can neither fail nor invalidate
+ * the capture (aws-ofi-nccl PR #1342 does the same). Returns false when no sample was taken. */
+#define MEMINFO_INTERVAL_NS 100000000u
+static bool sample_meminfo(int device, bool force, uint64_t *free_bytes, uint64_t *total_bytes)
+{
+    static uint64_t last_ns[VT_MAX_DEVICES];
+    if (device < 0 || device >= VT_MAX_DEVICES)
+        return false;
+    uint64_t now_ns = vt_now_ns(), last = __atomic_load_n(&last_ns[device], __ATOMIC_RELAXED);
+    if (!force && (now_ns - last < MEMINFO_INTERVAL_NS ||
+                   !__atomic_compare_exchange_n(&last_ns[device], &last, now_ns, false,
+                                                __ATOMIC_RELAXED, __ATOMIC_RELAXED)))
+        return false;
+    __typeof__(&cuMemGetInfo_v2) get_info = VT_REAL(cuMemGetInfo_v2);
+    __typeof__(&cuThreadExchangeStreamCaptureMode) exchange =
+        VT_REAL(cuThreadExchangeStreamCaptureMode);
+    if (!get_info)
+        return false;
+    CUstreamCaptureMode mode = CU_STREAM_CAPTURE_MODE_RELAXED;
+    bool relaxed = exchange && exchange(&mode) == CUDA_SUCCESS;
+    size_t free_now = 0, total_now = 0;
+    CUresult rc = get_info(&free_now, &total_now);
+    if (relaxed)
+        exchange(&mode);
+    if (rc != CUDA_SUCCESS)
+        return false;
+    *free_bytes = free_now;
+    *total_bytes = total_now;
+    return true;
+}
+
 /* Records what an allocation call did: memory when it succeeded with an address and a size,
  * a failure otherwise (errors, NULL results, zero sizes). */
 static void record_alloc(int rc, vt_series_t series, enum device_from from, uint64_t key,
@@ -46,11 +83,14 @@ static void record_alloc(int rc, vt_series_t series, enum device_from from, uint
         vt_callsite_t cs = {0, VT_CAT_UNKNOWN};
         bool oom = rc == CUDA_ERROR_OUT_OF_MEMORY;
         int device = 0;
+        uint64_t free_bytes = 0, total_bytes = 0;
         if (oom) {
             vt_callsite_take(&cs, api);
             device = from == DEVICE_HOST ? 0 : vt_current_device();
+            if (from != DEVICE_HOST)
+                sample_meminfo(device, true, &free_bytes, &total_bytes);
         }
-        vt_track_failed_at(api, size_bytes, rc, device, oom ? &cs : NULL);
+        vt_track_failed_at(api, size_bytes, rc, device, oom ? &cs : NULL, free_bytes, total_bytes);
         if (oom && series == VT_SERIES_DEVICE)
             vt_oom_report(device, api, size_bytes, &cs);
         return;
@@ -63,6 +103,10 @@ static void record_alloc(int rc, vt_series_t series, enum device_from from, uint
     vt_callsite_t cs;
     vt_callsite_take(&cs, api);
     vt_track_alloc_at(series, device, key, size_bytes, api, &cs);
+    uint64_t free_bytes, total_bytes;
+    if (series == VT_SERIES_DEVICE && from == DEVICE_CURRENT &&
+        sample_meminfo(device, false, &free_bytes, &total_bytes))
+        vt_track_meminfo(device, free_bytes, total_bytes);
 }
 
 #define DEVICE_SERIES (VT_MASK(VT_SERIES_DEVICE) | VT_MASK(VT_SERIES_MANAGED))

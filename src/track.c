@@ -205,7 +205,7 @@ void vt_track_free_end(vt_free_t *f, bool ok, vt_api_t api)
  * for a success that returned nothing, like cudaMalloc of 0 bytes); out of memory (2 in both
  * APIs) is recorded as an OOM with the device's live bytes per category. */
 void vt_track_failed_at(vt_api_t api, uint64_t requested_bytes, int error, int device,
-                        const vt_callsite_t *cs)
+                        const vt_callsite_t *cs, uint64_t free_bytes, uint64_t total_bytes)
 {
     pthread_mutex_lock(&vt_lock);
     totals.n_failed++;
@@ -215,10 +215,18 @@ void vt_track_failed_at(vt_api_t api, uint64_t requested_bytes, int error, int d
         uint64_t live[VT_CAT_COUNT];
         for (int c = 0; c < VT_CAT_COUNT; c++)
             live[c] = cat_stats[d][c].live_bytes;
-        vt_writer_oom(d, api, requested_bytes, stack_id, 0, 0, live);
+        vt_writer_oom(d, api, requested_bytes, stack_id, free_bytes, total_bytes, live);
     } else {
         vt_writer_failed(api, requested_bytes, error, stack_id);
     }
+    pthread_mutex_unlock(&vt_lock);
+}
+
+/* A sample of the driver's free and total memory of a device (vt_sample_meminfo). */
+void vt_track_meminfo(int device, uint64_t free_bytes, uint64_t total_bytes)
+{
+    pthread_mutex_lock(&vt_lock);
+    vt_writer_meminfo(clamp_device(device), free_bytes, total_bytes);
     pthread_mutex_unlock(&vt_lock);
 }
 

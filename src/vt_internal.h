@@ -197,11 +197,12 @@ static inline void vt_track_alloc(vt_series_t series, int device, uint64_t key, 
 void vt_track_free_begin(unsigned series_mask, uint64_t key, vt_free_t *f);
 void vt_track_free_end(vt_free_t *f, bool ok, vt_api_t api);
 void vt_track_failed_at(vt_api_t api, uint64_t requested_bytes, int error, int device,
-                        const vt_callsite_t *cs);
+                        const vt_callsite_t *cs, uint64_t free_bytes, uint64_t total_bytes);
 static inline void vt_track_failed(vt_api_t api)
 {
-    vt_track_failed_at(api, 0, 0, 0, NULL);
+    vt_track_failed_at(api, 0, 0, 0, NULL, 0, 0);
 }
+void vt_track_meminfo(int device, uint64_t free_bytes, uint64_t total_bytes);
 void vt_track_label(int record_type, const char *label); /* VT_REC_MARK, VT_REC_PHASE_PUSH */
 void vt_track_phase_pop(void);
 void vt_track_vmm_create_at(uint64_t handle, uint64_t size_bytes, vt_series_t series, int device,
@@ -317,6 +318,7 @@ void vt_writer_failed(vt_api_t api, uint64_t requested_bytes, int error, uint32_
 void vt_writer_oom(int device, vt_api_t api, uint64_t requested_bytes, uint32_t stack_id,
                    uint64_t free_bytes, uint64_t total_bytes, const uint64_t live[VT_CAT_COUNT]);
 void vt_writer_labelled(vt_record_type_t type, const char *label);
+void vt_writer_meminfo(int device, uint64_t free_bytes, uint64_t total_bytes);
 void vt_writer_phase_pop(void);
 void vt_writer_close(const vt_totals_t *totals);
 const char *vt_writer_path(void); /* the trace's path once opened, else NULL */

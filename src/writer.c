@@ -468,6 +468,19 @@ void vt_writer_oom(int device, vt_api_t api, uint64_t requested_bytes, uint32_t 
     commit(rec, VT_REC_OOM, b - 1);
 }
 
+void vt_writer_meminfo(int device, uint64_t free_bytes, uint64_t total_bytes)
+{
+    size_t b;
+    uint32_t thread;
+    uint8_t *rec = event_begin(vt_now_ns(), 30, &b, &thread);
+    if (!rec)
+        return;
+    b += vt_put_varint(rec + b, (uint64_t)device);
+    b += vt_put_varint(rec + b, free_bytes);
+    b += vt_put_varint(rec + b, total_bytes);
+    commit(rec, VT_REC_MEMINFO, b - 1);
+}
+
 /* A string-carrying event of this thread: PHASE_PUSH or MARK. */
 void vt_writer_labelled(vt_record_type_t type, const char *label)
 {

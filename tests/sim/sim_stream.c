@@ -179,3 +179,19 @@ SIM_EXPORT CUresult cuEventSynchronize(CUevent hEvent)
     SIM_UNLOCK();
     return rc;
 }
+
+/* The calling thread's stream-capture interaction mode (streams are never captured here, but
+ * the mode is kept and exchanged exactly as the driver does). */
+static __thread CUstreamCaptureMode tls_capture_mode = CU_STREAM_CAPTURE_MODE_GLOBAL;
+
+SIM_EXPORT CUresult cuThreadExchangeStreamCaptureMode(CUstreamCaptureMode *mode)
+{
+    if (!mode ||
+        (*mode != CU_STREAM_CAPTURE_MODE_GLOBAL && *mode != CU_STREAM_CAPTURE_MODE_THREAD_LOCAL &&
+         *mode != CU_STREAM_CAPTURE_MODE_RELAXED))
+        return CUDA_ERROR_INVALID_VALUE;
+    CUstreamCaptureMode old = tls_capture_mode;
+    tls_capture_mode = *mode;
+    *mode = old;
+    return CUDA_SUCCESS;
+}

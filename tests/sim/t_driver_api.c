@@ -347,6 +347,14 @@ static void test_streams_events(void)
     VT_CHECK_EQ("stream destroy", cuStreamDestroy_v2(s), CUDA_SUCCESS);
     VT_CHECK_EQ("stream destroy twice", cuStreamDestroy_v2(s), CUDA_ERROR_INVALID_HANDLE);
     VT_CHECK_EQ("sync destroyed", cuStreamSynchronize(s), CUDA_ERROR_INVALID_HANDLE);
+    CUstreamCaptureMode mode = CU_STREAM_CAPTURE_MODE_RELAXED;
+    VT_CHECK_EQ("exchange capture mode", cuThreadExchangeStreamCaptureMode(&mode), CUDA_SUCCESS);
+    VT_CHECK_EQ("the old mode is global", mode, CU_STREAM_CAPTURE_MODE_GLOBAL);
+    VT_CHECK_EQ("exchange back", cuThreadExchangeStreamCaptureMode(&mode), CUDA_SUCCESS);
+    VT_CHECK_EQ("relaxed was set", mode, CU_STREAM_CAPTURE_MODE_RELAXED);
+    mode = (CUstreamCaptureMode)7;
+    VT_CHECK_EQ("bad mode", cuThreadExchangeStreamCaptureMode(&mode), CUDA_ERROR_INVALID_VALUE);
+    VT_CHECK_EQ("NULL mode", cuThreadExchangeStreamCaptureMode(NULL), CUDA_ERROR_INVALID_VALUE);
 }
 
 /* cuMemAllocAsync_ptsz and friends exist only as exports under the default headers. */
