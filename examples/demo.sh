@@ -22,18 +22,25 @@ else
     export LD_LIBRARY_PATH VTSIM_DEVICE_MEMORY
 fi
 
-echo "== $("$build/tools/vramtrace" --version): demo on $device"
+vt="$build/tools/vramtrace"
+out=$(mktemp -d "${TMPDIR:-/tmp}/vramtrace-demo.XXXXXX")
+trace="$out/train_loop.vtr"
+
+echo "== $("$vt" --version): demo on $device"
 echo
-echo "-- examples/train_loop (4-layer MLP, 3 steps, batch 64), untraced:"
-"$build/examples/train_loop" 3 64
-echo
-echo "-- the same program with libvramtrace.so preloaded:"
-LD_PRELOAD="$(cd "$build/src" && pwd)/libvramtrace.so" VRAMTRACE_VERBOSE=1 \
+echo "-- examples/train_loop (a 4-layer MLP, 3 steps, batch 64), traced:"
+LD_PRELOAD="$(cd "$build/src" && pwd)/libvramtrace.so" VRAMTRACE_OUTPUT="$trace" \
     "$build/examples/train_loop" 3 64
 echo
-cat <<'NEXT'
-What comes next: the capture library intercepts every CUDA allocation path (runtime, driver,
-VMM, pools, managed, pinned) and writes a timeline; then this demo will print the peak, what was
-live at it by category (weights, gradients, optimizer, activations, data, workspace) and the
-theoretical budget next to it, from `vramtrace run -- examples/train_loop` and `vramtrace report`.
+echo "-- vramtrace report $trace"
+"$vt" report "$trace"
+echo
+echo "-- what the model should need: vramtrace budget --model examples/models/train_loop.model"
+"$vt" budget --model "$(dirname "$0")/models/train_loop.model"
+echo
+cat <<NEXT
+The trace is $trace; 'vramtrace report --json' gives the same as JSON and 'vramtrace oom' the
+out-of-memory post-mortem. Categories come from the function names of examples/train_loop.c
+through the default rules ('vramtrace rules --defaults'). Coming next: 'vramtrace run', the
+measured-versus-budget comparison in the report, timelines, Perfetto and HTML exports.
 NEXT
