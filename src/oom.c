@@ -43,23 +43,6 @@ static void describe_site(uint32_t stack_id, char *buf, size_t cap)
         vt_fmt(buf, cap, "an unknown call-site");
 }
 
-static void human(char *buf, size_t cap, uint64_t bytes)
-{
-    static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-    unsigned u = 0;
-    uint64_t whole = bytes, tenths = 0;
-    while (whole >= 1024 && u + 1 < sizeof units / sizeof units[0]) {
-        tenths = (whole % 1024) * 10 / 1024;
-        whole /= 1024;
-        u++;
-    }
-    if (u == 0)
-        vt_fmt(buf, cap, "%llu B", (unsigned long long)whole);
-    else
-        vt_fmt(buf, cap, "%llu.%llu %s", (unsigned long long)whole, (unsigned long long)tenths,
-               units[u]);
-}
-
 /* vt_oom_report: prints the block for a failed request of requested_bytes through api on
  * device, made at call-site cs. Not under vt_lock. */
 void vt_oom_report(int device, vt_api_t api, uint64_t requested_bytes, const vt_callsite_t *cs)
@@ -92,13 +75,13 @@ void vt_oom_report(int device, vt_api_t api, uint64_t requested_bytes, const vt_
     vt_track_unlock();
 
     char request[32], where[256], line[768];
-    human(request, sizeof request, requested_bytes);
+    vt_fmt_bytes(request, sizeof request, requested_bytes);
     describe_site(cs ? cs->stack_id : 0, where, sizeof where);
     vt_log(0, "out of memory on device %d: %s of %s failed in %s", device, vt_api_name(api),
            request, where);
 
     char amount[32];
-    human(amount, sizeof amount, total);
+    vt_fmt_bytes(amount, sizeof amount, total);
     size_t used = vt_fmt(line, sizeof line, "  live %s", amount);
     for (int shown = 0; shown < VT_CAT_COUNT; shown++) {
         int best = -1;
@@ -107,7 +90,7 @@ void vt_oom_report(int device, vt_api_t api, uint64_t requested_bytes, const vt_
                 best = c;
         if (best < 0)
             break;
-        human(amount, sizeof amount, live[best]);
+        vt_fmt_bytes(amount, sizeof amount, live[best]);
         used += vt_fmt(line + used, used < sizeof line ? sizeof line - used : 0, "%s %s %s",
                        shown ? "," : ":", vt_category_names[best], amount);
         live[best] = 0;
@@ -123,7 +106,7 @@ void vt_oom_report(int device, vt_api_t api, uint64_t requested_bytes, const vt_
         if (best < 0)
             break;
         describe_site(sites[best].stack_id, where, sizeof where);
-        human(amount, sizeof amount, sites[best].bytes);
+        vt_fmt_bytes(amount, sizeof amount, sites[best].bytes);
         used += vt_fmt(line + used, used < sizeof line ? sizeof line - used : 0, "%s %s %s",
                        shown ? ";" : "", where, amount);
         sites[best].bytes = 0;

@@ -506,24 +506,6 @@ void vt_track_after_fork_child(void)
 static const char *const series_names[VT_SERIES_COUNT] = {"device", "pinned", "managed",
                                                           "imported"};
 
-/* Formats bytes for people: "1.5 GiB". */
-static void human_bytes(char *buf, size_t cap, uint64_t bytes)
-{
-    static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-    unsigned u = 0;
-    uint64_t whole = bytes, tenths = 0;
-    while (whole >= 1024 && u + 1 < sizeof units / sizeof units[0]) {
-        tenths = (whole % 1024) * 10 / 1024;
-        whole /= 1024;
-        u++;
-    }
-    if (u == 0)
-        vt_fmt(buf, cap, "%llu B", (unsigned long long)whole);
-    else
-        vt_fmt(buf, cap, "%llu.%llu %s", (unsigned long long)whole, (unsigned long long)tenths,
-               units[u]);
-}
-
 /* " (weights 16.0 MiB, optimizer 32.0 MiB, …)": the three largest categories at the device's
  * peak, largest first; empty when nothing was categorized. */
 static void summary_top_categories(char *buf, size_t cap, int device)
@@ -541,7 +523,7 @@ static void summary_top_categories(char *buf, size_t cap, int device)
         if (best < 0)
             break;
         char bytes[32];
-        human_bytes(bytes, sizeof bytes, at_peak[best]);
+        vt_fmt_bytes(bytes, sizeof bytes, at_peak[best]);
         used += vt_fmt(buf + used, used < cap ? cap - used : 0, "%s%s %s", shown ? ", " : " (",
                        vt_category_names[best], bytes);
         at_peak[best] = 0;
@@ -608,8 +590,8 @@ void vt_track_summary(void)
            (unsigned long long)t.n_failed, (unsigned long long)t.n_unmatched_frees,
            (unsigned long long)t.n_dropped);
     char peak[32], live[32], top[160] = "";
-    human_bytes(peak, sizeof peak, snap[VT_SERIES_DEVICE][peak_device].peak_bytes);
-    human_bytes(live, sizeof live, live_device_bytes);
+    vt_fmt_bytes(peak, sizeof peak, snap[VT_SERIES_DEVICE][peak_device].peak_bytes);
+    vt_fmt_bytes(live, sizeof live, live_device_bytes);
     summary_top_categories(top, sizeof top, peak_device);
     vt_log(0,
            "peak %s of device memory on device %d%s, %llu allocs, %llu frees, %llu failed, %s "

@@ -44,6 +44,7 @@ size_t vt_fmt(char *buf, size_t cap, const char *fmt, ...) __attribute__((format
 size_t vt_vfmt(char *buf, size_t cap, const char *fmt, va_list ap);
 void vt_log(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void vt_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+size_t vt_fmt_bytes(char *buf, size_t cap, uint64_t bytes);
 
 /* ---- options.c -------------------------------------------------------------------------- */
 typedef enum vt_option_e {
