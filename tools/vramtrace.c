@@ -17,13 +17,14 @@ typedef struct cmd_s {
 
 static int cmd_help(int argc, char **argv);
 static int cmd_version(int argc, char **argv);
+int cmd_run(int argc, char **argv);
 int cmd_budget(int argc, char **argv);
 int cmd_rules(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_oom(int argc, char **argv);
 
 static const cmd_t commands[] = {
-    {"run", NULL, "trace a command: run [-o FILE] -- CMD [ARGS]"},
+    {"run", cmd_run, "trace a command: run [-o FILE] -- CMD [ARGS]"},
     {"report", cmd_report, "peak, by category and call-site: report FILE [--json]"},
     {"oom", cmd_oom, "out-of-memory post-mortem: oom FILE"},
     {"leaks", NULL, "allocations never freed"},

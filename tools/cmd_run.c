@@ -1,0 +1,620 @@
+/* SPDX-License-Identifier: MIT */
+/* `vramtrace run`: the launcher of DESIGN.md §5. Runs CMD with libvramtrace.so preloaded and the
+ * options as VRAMTRACE_* variables (optionally on the simulated device), waits for it and exits
+ * with its status, or 128 + N when signal N killed it, so that `vramtrace run -- CMD` can stand in
+ * for CMD in a script. The launcher never loads the library itself, and its own environment stays
+ * untouched: CMD's variables are set in the child, between fork and exec. */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "util.h"
+
+#ifndef VRAMTRACE_INSTALL_LIBDIR
+#    define VRAMTRACE_INSTALL_LIBDIR "lib" /* CMAKE_INSTALL_LIBDIR, relative to the prefix */
+#endif
+
+int cmd_run(int argc, char **argv);
+
+static const char usage[] =
+    "usage: vramtrace run [OPTIONS] -- CMD [ARGS]\n"
+    "\n"
+    "Runs CMD with libvramtrace.so preloaded and exits with its status (128 + N when signal N\n"
+    "killed it). Options go before '--'; SIGINT, SIGTERM, SIGHUP and SIGQUIT sent to vramtrace\n"
+    "are passed on to CMD.\n"
+    "\n"
+    "    -o FILE            CMD's trace is exactly FILE (a name ending in .vtr); other processes\n"
+    "                       of the tree that allocate write <FILE without .vtr>.<pid>.vtr beside\n"
+    "                       it. Without -o: the library's default, vramtrace.<pid>.vtr in the\n"
+    "                       working directory, named by its exit line\n"
+    "    --rules FILE       category rules instead of the built-in ones (VRAMTRACE_RULES)\n"
+    "    --depth N          frames per call-site stack, 0 to 256 (VRAMTRACE_DEPTH; default 64)\n"
+    "    --per-tensor       turn the framework caching allocators off, unless the variables are\n"
+    "                       already set: PYTORCH_NO_CUDA_MEMORY_CACHING=1,\n"
+    "                       XLA_PYTHON_CLIENT_ALLOCATOR=platform, TF_FORCE_GPU_ALLOW_GROWTH=true.\n"
+    "                       Every tensor becomes a cudaMalloc/cudaFree of its own: slower, and\n"
+    "                       without the cache's slack, but exact per-tensor call-sites\n"
+    "    --simulate[=SIZE]  run on the simulated CUDA device (docs/simulator.md) with SIZE of\n"
+    "                       memory (VTSIM_DEVICE_MEMORY; default 16G)\n"
+    "    --report           print 'vramtrace report' of CMD's trace after the run\n"
+    "    --quiet            no summary line at exit (VRAMTRACE_QUIET=1) and no lines of ours\n"
+    "    --lib PATH         the libvramtrace.so to preload\n"
+    "    -h, --help         show this help\n"
+    "\n"
+    "Without --lib, libvramtrace.so is looked for beside vramtrace: in the installation's library\n"
+    "directory (<dir>/../lib), then in the build tree (<dir>/../src), <dir> being the directory\n"
+    "of vramtrace. The simulated device exists in the build tree only (<dir>/../sim).\n";
+
+typedef struct run_opts_s {
+    const char *output; /* -o, as given */
+    const char *rules, *depth, *lib, *capacity;
+    bool per_tensor, simulate, report, quiet;
+    char **cmd; /* NULL-terminated, after "--" */
+} run_opts_t;
+
+/* One variable set in CMD's environment; keep: only when the user has not set it. */
+typedef struct env_set_s {
+    const char *name;
+    char *value;
+    bool keep;
+} env_set_t;
+
+#define MAX_ENV 12
+
+/* ------------------------------------------------------------------ argument parsing */
+
+/* Whether arg is the value option `name` ("--rules FILE" or "--rules=FILE"). On a match, *value
+ * is its value (the next argument is consumed) or NULL when it is missing. */
+static bool value_option(const char *name, char **argv, int argc, int *i, const char **value)
+{
+    const char *arg = argv[*i];
+    size_t n = strlen(name);
+    if (strncmp(arg, name, n) != 0)
+        return false;
+    if (arg[n] == '=' && name[1] == '-') {
+        *value = arg + n + 1;
+        return true;
+    }
+    if (arg[n] != '\0')
+        return false;
+    /* "--rules -- CMD" lacks the value: "--" is never one. */
+    *value = *i + 1 < argc && strcmp(argv[*i + 1], "--") != 0 ? argv[++*i] : NULL;
+    return true;
+}
+
+static bool ends_with(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), m = strlen(suffix);
+    return n >= m && strcmp(s + n - m, suffix) == 0;
+}
+
+/* A size the simulator takes for VTSIM_DEVICE_MEMORY (tests/sim/sim_core.c parse_size): a
+ * non-zero byte count with an optional K, M, G or T, then i and B, each optional. The simulator
+ * ignores a bad value (80G instead), so it is checked here, before CMD starts. */
+static bool is_size(const char *s)
+{
+    unsigned long long n = 0;
+    const char *p = s;
+    for (; *p >= '0' && *p <= '9'; p++) {
+        if (n > (ULLONG_MAX - 9) / 10)
+            return false;
+        n = n * 10 + (unsigned)(*p - '0');
+    }
+    if (p == s || n == 0)
+        return false;
+    const char *unit = *p ? strchr("KkMmGgTt", *p) : NULL;
+    if (unit) {
+        unsigned shift = 10 * (unsigned)(1 + (unit - "KkMmGgTt") / 2);
+        if (n > (ULLONG_MAX >> shift))
+            return false;
+        p++;
+        p += *p == 'i' || *p == 'I';
+        p += *p == 'b' || *p == 'B';
+    }
+    return *p == '\0';
+}
+
+static bool is_depth(const char *s)
+{
+    if (!*s || strlen(s) > 3)
+        return false;
+    for (const char *p = s; *p; p++)
+        if (*p < '0' || *p > '9')
+            return false;
+    return atoi(s) <= 256;
+}
+
+/* After the message of a usage error: the synopsis, the first line of the usage. */
+static int usage_error(void)
+{
+    fprintf(stderr, "%.*s", (int)(strchr(usage, '\n') - usage + 1), usage);
+    return EXIT_USAGE;
+}
+
+/* Parses argv (argv[0] is "run") into o. Returns -1 to go on, or the exit status: 0 after
+ * --help, EXIT_USAGE after the message. */
+static int parse(int argc, char **argv, run_opts_t *o)
+{
+    int i;
+    for (i = 1; i < argc && strcmp(argv[i], "--") != 0; i++) {
+        const char *a = argv[i], *v = NULL, **dest = NULL;
+        if (value_option("-o", argv, argc, &i, &v))
+            dest = &o->output;
+        else if (value_option("--rules", argv, argc, &i, &v))
+            dest = &o->rules;
+        else if (value_option("--depth", argv, argc, &i, &v))
+            dest = &o->depth;
+        else if (value_option("--lib", argv, argc, &i, &v))
+            dest = &o->lib;
+        if (dest) {
+            if (!v || !*v) {
+                error("'%s' needs a value. See 'vramtrace run --help'.", a);
+                return EXIT_USAGE;
+            }
+            *dest = v;
+        } else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+            fputs(usage, stdout);
+            return 0;
+        } else if (strcmp(a, "--per-tensor") == 0) {
+            o->per_tensor = true;
+        } else if (strcmp(a, "--simulate") == 0) {
+            o->simulate = true;
+        } else if (strncmp(a, "--simulate=", 11) == 0) {
+            o->simulate = true;
+            o->capacity = a + 11;
+        } else if (strcmp(a, "--report") == 0) {
+            o->report = true;
+        } else if (strcmp(a, "--quiet") == 0) {
+            o->quiet = true;
+        } else if (a[0] == '-') {
+            error("unknown option '%s'. See 'vramtrace run --help'.", a);
+            return EXIT_USAGE;
+        } else if (strcmp(argv[i - 1], "--simulate") == 0 && is_size(a)) {
+            error("'--simulate %s': the size goes as --simulate=%s", a, a);
+            return EXIT_USAGE;
+        } else {
+            error("'%s' before '--': options go before '--', the command after it", a);
+            return usage_error();
+        }
+    }
+    if (i + 1 >= argc) {
+        error(i == argc ? "'run' needs '--' and a command" : "'run' needs a command after '--'");
+        return usage_error();
+    }
+    if (o->output && (!ends_with(o->output, ".vtr") || strlen(o->output) == 4)) {
+        error("'-o %s': the trace file name must end in .vtr", o->output);
+        return EXIT_USAGE;
+    }
+    if (o->depth && !is_depth(o->depth)) {
+        error("bad --depth '%s': want a number of frames from 0 to 256", o->depth);
+        return EXIT_USAGE;
+    }
+    if (o->capacity && !is_size(o->capacity)) {
+        error("bad --simulate size '%s': want a size like 16G", o->capacity);
+        return EXIT_USAGE;
+    }
+    o->cmd = argv + i + 1;
+    return -1;
+}
+
+/* ------------------------------------------------------------------ finding our files */
+
+/* The directory above the one holding this executable (/proc/self/exe, symbolic links
+ * resolved): the install prefix, or the build tree. Returns a malloc'd path, or NULL. */
+static char *exe_parent(void)
+{
+    char exe[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n <= 0)
+        return NULL;
+    exe[n] = '\0';
+    for (int up = 0; up < 2; up++) {
+        char *slash = strrchr(exe, '/');
+        if (!slash)
+            return NULL;
+        *slash = '\0';
+    }
+    return strdup(exe);
+}
+
+static char *join(const char *a, const char *b, const char *c)
+{
+    size_t n = strlen(a) + strlen(b) + strlen(c) + 1;
+    char *s = malloc(n);
+    if (s)
+        snprintf(s, n, "%s%s%s", a, b, c);
+    return s;
+}
+
+static bool is_readable_file(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISREG(st.st_mode) && access(path, R_OK) == 0;
+}
+
+/* The first of parent/<subdir> (in order, skipping repeats) that holds a readable file, made
+ * absolute; else NULL, with the paths tried in looked ("'A/file', 'B/file'"). Malloc'd. */
+static char *find_dir(const char *parent, const char *const *subdirs, size_t n, const char *file,
+                      char *looked, size_t looked_len)
+{
+    looked[0] = '\0';
+    for (size_t i = 0; i < n; i++) {
+        bool repeat = false;
+        for (size_t j = 0; j < i; j++)
+            repeat |= strcmp(subdirs[i], subdirs[j]) == 0;
+        char *path = repeat ? NULL : join(parent, subdirs[i], file);
+        if (path && is_readable_file(path)) {
+            *strrchr(path, '/') = '\0';
+            char *dir = realpath(path, NULL);
+            free(path);
+            return dir;
+        }
+        if (path) {
+            size_t used = strlen(looked);
+            snprintf(looked + used, looked_len - used, "%s'%s'", used ? ", " : "", path);
+        }
+        free(path);
+    }
+    return NULL;
+}
+
+/* The absolute path of libvramtrace.so: --lib, or the first of the places the usage names.
+ * Returns a malloc'd path, or NULL after the message. */
+static char *find_library(const char *lib)
+{
+    if (lib) {
+        char *abs = realpath(lib, NULL);
+        if (!abs || !is_readable_file(abs)) {
+            error("cannot use --lib '%s': %s", lib, abs ? "not a readable file" : strerror(errno));
+            free(abs);
+            return NULL;
+        }
+        return abs;
+    }
+    /* Installed: the library directory, which GNUInstallDirs may make lib64 or
+     * lib/<multiarch>; "lib" too, for a copy of the installed tree. The build tree: src/. */
+    static const char *const subdirs[] = {"/" VRAMTRACE_INSTALL_LIBDIR, "/lib", "/src"};
+    char looked[4 * PATH_MAX];
+    char *parent = exe_parent();
+    char *dir =
+        parent ? find_dir(parent, subdirs, 3, "/libvramtrace.so", looked, sizeof looked) : NULL;
+    if (!parent)
+        error("cannot find libvramtrace.so: cannot read /proc/self/exe: %s; use --lib PATH",
+              strerror(errno));
+    else if (!dir)
+        error("cannot find libvramtrace.so (looked in %s); use --lib PATH", looked);
+    free(parent);
+    char *path = dir ? join(dir, "/libvramtrace.so", "") : NULL;
+    free(dir);
+    return path;
+}
+
+/* The directory of the simulated libcuda.so.1 and libcudart.so.13: the build tree's sim/, or
+ * where an installation would put it (none does yet). Malloc'd, or NULL after the message. */
+static char *find_simulator(void)
+{
+    static const char *const subdirs[] = {"/sim", "/lib/vramtrace/sim"};
+    char looked[3 * PATH_MAX];
+    char *parent = exe_parent();
+    char *dir =
+        parent ? find_dir(parent, subdirs, 2, "/libcuda.so.1", looked, sizeof looked) : NULL;
+    if (!dir)
+        error("cannot find the simulated device (looked in %s): it is built in the build tree "
+              "(BUILD/sim) and not installed; use the build tree's tools/vramtrace",
+              parent ? looked : "/proc/self/exe/../../sim");
+    free(parent);
+    return dir;
+}
+
+/* ------------------------------------------------------------------ CMD's environment */
+
+/* LD_PRELOAD with lib first, joined to an existing value with the separator that value uses
+ * (ld.so takes spaces and colons alike). Returns a malloc'd value, or NULL after the message. */
+static char *preload_value(const char *lib)
+{
+    /* ld.so splits LD_PRELOAD at both, so no quoting can carry them through. */
+    if (strpbrk(lib, " :")) {
+        error("cannot preload '%s': LD_PRELOAD cannot hold a path with a space or colon", lib);
+        return NULL;
+    }
+    const char *old = getenv("LD_PRELOAD");
+    if (!old || !*old)
+        return strdup(lib);
+    const char *sep = strchr(old, ' ') && !strchr(old, ':') ? " " : ":";
+    return join(lib, sep, old);
+}
+
+/* A relative path made absolute against the working directory, so that CMD may chdir. */
+static char *absolute(const char *path)
+{
+    if (path[0] == '/')
+        return strdup(path);
+    char cwd[PATH_MAX];
+    if (!getcwd(cwd, sizeof cwd))
+        return NULL;
+    return join(cwd, "/", path);
+}
+
+/* Fills env[] with what CMD gets. Returns the count, or -1 after the message. */
+static int build_env(const run_opts_t *o, env_set_t *env)
+{
+    int n = 0;
+    char *lib = find_library(o->lib);
+    if (!lib)
+        return -1;
+    env[n++] = (env_set_t){"LD_PRELOAD", preload_value(lib), false};
+    free(lib);
+    if (!env[0].value)
+        return -1;
+    if (o->output) {
+        char *out = absolute(o->output);
+        char *dir = out ? strdup(out) : NULL;
+        if (dir)
+            *strrchr(dir, '/') = '\0';
+        if (!dir || access(*dir ? dir : "/", W_OK | X_OK) != 0) {
+            error("cannot write a trace in '%s': %s", dir && *dir ? dir : "/", strerror(errno));
+            free(out);
+            free(dir);
+            return -1;
+        }
+        free(dir);
+        env[n++] = (env_set_t){"VRAMTRACE_OUTPUT", out, false};
+    }
+    if (o->rules) {
+        char *rules = realpath(o->rules, NULL);
+        if (!rules || !is_readable_file(rules)) {
+            error("cannot read rules '%s': %s", o->rules,
+                  rules ? "not a readable file" : strerror(errno));
+            free(rules);
+            return -1;
+        }
+        env[n++] = (env_set_t){"VRAMTRACE_RULES", rules, false};
+    }
+    if (o->depth)
+        env[n++] = (env_set_t){"VRAMTRACE_DEPTH", strdup(o->depth), false};
+    if (o->quiet)
+        env[n++] = (env_set_t){"VRAMTRACE_QUIET", strdup("1"), false};
+    if (o->per_tensor) {
+        /* PyTorch's caching allocator, JAX's BFC preallocation of 75% of the device, and
+         * TensorFlow's up-front reservation otherwise hide every tensor behind a few large
+         * cudaMalloc calls made by the allocator itself. */
+        env[n++] = (env_set_t){"PYTORCH_NO_CUDA_MEMORY_CACHING", strdup("1"), true};
+        env[n++] = (env_set_t){"XLA_PYTHON_CLIENT_ALLOCATOR", strdup("platform"), true};
+        env[n++] = (env_set_t){"TF_FORCE_GPU_ALLOW_GROWTH", strdup("true"), true};
+    }
+    if (o->simulate) {
+        char *sim = find_simulator();
+        if (!sim)
+            return -1;
+        const char *old = getenv("LD_LIBRARY_PATH");
+        env[n++] =
+            (env_set_t){"LD_LIBRARY_PATH", old && *old ? join(sim, ":", old) : strdup(sim), false};
+        free(sim);
+        /* An explicit size wins; plain --simulate keeps a size the user already exported. */
+        env[n++] = (env_set_t){"VTSIM_DEVICE_MEMORY", strdup(o->capacity ? o->capacity : "16G"),
+                               !o->capacity};
+    }
+    for (int i = 0; i < n; i++) {
+        if (!env[i].value) {
+            error("out of memory");
+            return -1;
+        }
+    }
+    return n;
+}
+
+/* ------------------------------------------------------------------ running */
+
+static volatile sig_atomic_t child_pid;
+static const int forwarded[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
+#define N_FORWARDED (sizeof forwarded / sizeof forwarded[0])
+static struct sigaction saved[N_FORWARDED];
+
+/* Signal handler: passes the signal on to CMD. A signal the terminal generated (^C, ^\, hangup:
+ * si_code SI_KERNEL) already went to the whole foreground process group, CMD included; sending
+ * it again would interrupt CMD twice (Python raises a second KeyboardInterrupt inside the
+ * handling of the first). kill(1), timeout(1) and job schedulers signal vramtrace alone. */
+static void forward(int sig, siginfo_t *info, void *ctx)
+{
+    (void)ctx;
+    int saved_errno = errno;
+    if (child_pid > 0 && info->si_code != SI_KERNEL)
+        kill((pid_t)child_pid, sig);
+    errno = saved_errno;
+}
+
+/* Catches the forwarded signals, except those ignored when vramtrace started: `nohup` or a
+ * shell's background job (SIGINT ignored) meant CMD to ignore them too, and it inherits that. */
+static void catch_signals(void)
+{
+    for (size_t i = 0; i < N_FORWARDED; i++) {
+        sigaction(forwarded[i], NULL, &saved[i]);
+        if (saved[i].sa_handler == SIG_IGN)
+            continue;
+        struct sigaction sa = {.sa_sigaction = forward, .sa_flags = SA_SIGINFO | SA_RESTART};
+        sigemptyset(&sa.sa_mask);
+        sigaction(forwarded[i], &sa, NULL);
+    }
+}
+
+/* Runs file (PATH lookup) with argv and env[] applied, and waits for it; *pid_out is its pid.
+ * Returns its exit status (128 + N after signal N), or 126/127 after the message when it could
+ * not be started (as shells do: 127 not found, 126 found but not runnable), which *exec_failed
+ * tells apart from the same status of a program. */
+static int spawn(const char *file, char **argv, const env_set_t *env, int n_env, pid_t *pid_out,
+                 bool *exec_failed)
+{
+    *exec_failed = false;
+    *pid_out = 0;
+    int pipefd[2];
+    if (pipe2(pipefd, O_CLOEXEC) != 0) {
+        error("cannot run '%s': %s", argv[0], strerror(errno));
+        return 1;
+    }
+    sigset_t block, old_mask;
+    sigemptyset(&block);
+    for (size_t i = 0; i < N_FORWARDED; i++)
+        sigaddset(&block, forwarded[i]);
+    /* Blocked across fork: a signal before child_pid is known is forwarded once it is, and the
+     * child restores our caller's dispositions before it can receive one. */
+    sigprocmask(SIG_BLOCK, &block, &old_mask);
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid == 0) {
+        close(pipefd[0]);
+        for (size_t i = 0; i < N_FORWARDED; i++)
+            sigaction(forwarded[i], &saved[i], NULL);
+        sigprocmask(SIG_SETMASK, &old_mask, NULL);
+        int err = 0;
+        for (int i = 0; i < n_env && !err; i++)
+            if (!(env[i].keep && getenv(env[i].name)) && setenv(env[i].name, env[i].value, 1))
+                err = errno;
+        if (!err) {
+            execvp(file, argv);
+            err = errno;
+        }
+        ssize_t unused = write(pipefd[1], &err, sizeof err);
+        (void)unused;
+        _exit(err == ENOENT ? 127 : 126);
+    }
+    int fork_errno = errno;
+    if (pid > 0)
+        child_pid = *pid_out = pid;
+    sigprocmask(SIG_SETMASK, &old_mask, NULL);
+    close(pipefd[1]);
+    if (pid < 0) {
+        close(pipefd[0]);
+        error("cannot run '%s': %s", argv[0], strerror(fork_errno));
+        return 1;
+    }
+    int err = 0;
+    ssize_t n;
+    while ((n = read(pipefd[0], &err, sizeof err)) < 0 && errno == EINTR)
+        ;
+    close(pipefd[0]);
+    int status;
+    while (waitpid(pid, &status, 0) < 0) {
+        if (errno != EINTR) {
+            error("cannot wait for '%s': %s", argv[0], strerror(errno));
+            child_pid = 0;
+            return 1;
+        }
+    }
+    child_pid = 0;
+    if (n == (ssize_t)sizeof err) {
+        *exec_failed = true;
+        error("cannot run '%s': %s", argv[0], strerror(err));
+        return err == ENOENT ? 127 : 126;
+    }
+    if (WIFSIGNALED(status))
+        return 128 + WTERMSIG(status);
+    return WEXITSTATUS(status);
+}
+
+/* The trace of CMD's own process, as the library names it (src/writer.c open_trace): -o FILE,
+ * else VRAMTRACE_OUTPUT as the user exported it, else vramtrace.<pid>.vtr. Malloc'd. */
+static char *trace_of(const run_opts_t *o, pid_t pid)
+{
+    if (o->output)
+        return strdup(o->output);
+    const char *out = getenv("VRAMTRACE_OUTPUT");
+    if (!out || !*out)
+        out = "vramtrace";
+    if (ends_with(out, ".vtr"))
+        return strdup(out);
+    char pid_vtr[32];
+    snprintf(pid_vtr, sizeof pid_vtr, ".%d.vtr", (int)pid);
+    return join(out, pid_vtr, "");
+}
+
+typedef struct file_stamp_s {
+    bool exists;
+    struct timespec mtime;
+    ino_t ino;
+} file_stamp_t;
+
+static file_stamp_t stamp(const char *path)
+{
+    struct stat st;
+    file_stamp_t s = {false, {0, 0}, 0};
+    if (path && stat(path, &st) == 0)
+        s = (file_stamp_t){true, st.st_mtim, st.st_ino};
+    return s;
+}
+
+/* Whether the run wrote the file: it appeared, or a trace of an earlier run was rewritten. */
+static bool changed(const file_stamp_t *before, const file_stamp_t *after)
+{
+    return after->exists && (!before->exists || after->ino != before->ino ||
+                             after->mtime.tv_sec != before->mtime.tv_sec ||
+                             after->mtime.tv_nsec != before->mtime.tv_nsec);
+}
+
+static bool before_time(const struct timespec *a, const struct timespec *b)
+{
+    return a->tv_sec < b->tv_sec || (a->tv_sec == b->tv_sec && a->tv_nsec < b->tv_nsec);
+}
+
+/* `vramtrace run`: see the usage. Exit status: CMD's (128 + N when signal N killed it; 127/126
+ * when it could not be started), else with --report the report's; 1 when vramtrace could not
+ * set CMD up, 2 usage. */
+int cmd_run(int argc, char **argv)
+{
+    run_opts_t o = {0};
+    int rc = parse(argc, argv, &o);
+    if (rc >= 0)
+        return rc;
+    env_set_t env[MAX_ENV];
+    int n_env = build_env(&o, env);
+    if (n_env < 0)
+        return 1;
+
+    /* The trace of an earlier run may exist under the same name: tell it from ours afterwards.
+     * Without -o the name holds CMD's pid, known only after the fork: a file of that name is
+     * ours when it changed after the start (file times come from the coarse clock). */
+    file_stamp_t before = stamp(o.output);
+    struct timespec start;
+    clock_gettime(CLOCK_REALTIME_COARSE, &start);
+    catch_signals();
+    bool exec_failed;
+    pid_t cmd_pid;
+    rc = spawn(o.cmd[0], o.cmd, env, n_env, &cmd_pid, &exec_failed);
+    for (int i = 0; i < n_env; i++)
+        free(env[i].value);
+    if (exec_failed || (!o.output && !o.report))
+        return rc; /* the library's exit line names the trace */
+
+    char *trace = trace_of(&o, cmd_pid);
+    if (!trace) {
+        error("out of memory");
+        return rc ? rc : 1;
+    }
+    file_stamp_t after = stamp(trace);
+    bool ours =
+        o.output ? changed(&before, &after) : after.exists && !before_time(&after.mtime, &start);
+    if (!ours) {
+        if (!o.quiet || o.report)
+            error("no trace was written to '%s'", trace);
+    } else if (o.output && !o.quiet) {
+        error("trace in '%s'", trace);
+    }
+    if (ours && o.report) {
+        /* A process of our own rather than a call of cmd_report: the report starts from a
+         * clean slate (globals, stdio), and `run` does not depend on it at link time. */
+        char *report_argv[] = {"vramtrace", "report", trace, NULL};
+        int report_rc = spawn("/proc/self/exe", report_argv, NULL, 0, &cmd_pid, &exec_failed);
+        if (!rc)
+            rc = report_rc;
+    }
+    free(trace);
+    return rc;
+}
