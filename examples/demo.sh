@@ -14,12 +14,11 @@ done
 
 if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1; then
     device="the GPU of this machine"
+    simulate=""
 else
     # No GPU: the simulated driver and runtime stand in for libcuda.so.1 and libcudart.so.13.
     device="the simulated device (tests/sim, 16 GiB)"
-    LD_LIBRARY_PATH="$build/sim${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-    VTSIM_DEVICE_MEMORY=16G
-    export LD_LIBRARY_PATH VTSIM_DEVICE_MEMORY
+    simulate="--simulate=16G"
 fi
 
 vt="$build/tools/vramtrace"
@@ -28,9 +27,9 @@ trace="$out/train_loop.vtr"
 
 echo "== $("$vt" --version): demo on $device"
 echo
-echo "-- examples/train_loop (a 4-layer MLP, 3 steps, batch 64), traced:"
-LD_PRELOAD="$(cd "$build/src" && pwd)/libvramtrace.so" VRAMTRACE_OUTPUT="$trace" \
-    "$build/examples/train_loop" 3 64
+echo "-- vramtrace run $simulate -o $trace -- examples/train_loop 3 64"
+echo "   (a 4-layer MLP, 3 steps, batch 64)"
+"$vt" run $simulate -o "$trace" -- "$build/examples/train_loop" 3 64
 echo
 echo "-- vramtrace report $trace"
 "$vt" report "$trace"
@@ -41,6 +40,6 @@ echo
 cat <<NEXT
 The trace is $trace; 'vramtrace report --json' gives the same as JSON and 'vramtrace oom' the
 out-of-memory post-mortem. Categories come from the function names of examples/train_loop.c
-through the default rules ('vramtrace rules --defaults'). Coming next: 'vramtrace run', the
-measured-versus-budget comparison in the report, timelines, Perfetto and HTML exports.
+through the default rules ('vramtrace rules --defaults'). Coming next: the measured-versus-budget
+comparison in the report, timelines, Perfetto and HTML exports.
 NEXT
