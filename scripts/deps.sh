@@ -15,6 +15,8 @@ need pkg-config command -v pkg-config
 need binutils command -v readelf
 need libunwind-dev pkg-config --exists libunwind
 need uthash-dev test -f /usr/include/uthash.h
+# Optional for the build (report frames stay hex without it), wanted for `make test`.
+need libdw-dev pkg-config --exists libdw
 [ -z "$missing" ] && exit 0
 
 if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "json.h"
+#include "symbolize.h"
 #include "trace_reader.h"
 #include "util.h"
 
@@ -37,6 +38,7 @@ typedef struct report_s {
     vt_reader_t r_peak; /* the second pass, stopped at the peak: call-sites */
     vt_site_t *sites;
     size_t n_sites;
+    vt_symbolizer_t *sym; /* names the native frames; NULL: hex addresses */
 } report_t;
 
 /* Replays the trace up to the record that made the peak and groups what was live then by
@@ -161,7 +163,7 @@ static void print_text(const report_t *rep)
                     printf("      ...\n");
                     break;
                 }
-                id = vt_reader_frame(&rep->r_peak, id, frame, sizeof(frame));
+                id = vt_symbolize_frame(rep->sym, &rep->r_peak, id, frame, sizeof(frame));
                 printf("      %s\n", frame);
             }
         }
@@ -266,7 +268,7 @@ static void print_json(const report_t *rep)
         vt_json_uint(&j, "allocs", s->n_allocs);
         vt_json_begin_array(&j, "frames");
         for (uint32_t id = s->stack_id; id;) {
-            id = vt_reader_frame(&rep->r_peak, id, buf, sizeof(buf));
+            id = vt_symbolize_frame(rep->sym, &rep->r_peak, id, buf, sizeof(buf));
             vt_json_string(&j, NULL, buf);
         }
         vt_json_end_array(&j);
@@ -335,10 +337,16 @@ int cmd_report(int argc, char **argv)
     const vt_device_stats_t *peak = vt_analysis_peak(&rep.a);
     if (peak && peak->peak_bytes)
         peak_sites(&rep, peak);
+    /* The whole trace's modules: a library may be recorded after the peak's stacks. */
+    vt_symbolizer_t sym;
+    if (vt_symbolizer_init_trace(&sym, &rep.r) == 0)
+        rep.sym = &sym;
     if (json)
         print_json(&rep);
     else
         print_text(&rep);
+    if (rep.sym)
+        vt_symbolizer_release(rep.sym);
     free(rep.sites);
     vt_reader_release(&rep.r_peak);
     vt_analysis_release(&rep.a);

@@ -91,6 +91,7 @@ void vt_reader_release(vt_reader_t *r)
     free(r->devices);
     free(r->api_names);
     free(r->process_kv);
+    free(r->modules);
     memset(r, 0, sizeof(*r));
 }
 
@@ -306,8 +307,14 @@ static int decode(vt_reader_t *r, cur_t *c, unsigned t, vt_event_t *ev)
             corrupt(c, "build id length %" PRIu64 " out of range", n);
         ev->u.module.build_id_len = (uint32_t)n;
         ev->u.module.build_id = get_bytes(c, n);
-        if (!c->bad)
-            r->n_modules++;
+        if (c->bad)
+            break;
+        if (r->n_modules >= UINT32_MAX || grow((void **)&r->modules, &r->cap_modules,
+                                               (uint32_t)r->n_modules + 1, sizeof(*r->modules)))
+            return -1;
+        r->modules[r->n_modules++] = (vt_trace_module_t){
+            ev->u.module.load_bias,      ev->u.module.lo,           ev->u.module.hi,
+            ev->u.module.path_string_id, ev->u.module.build_id_len, ev->u.module.build_id};
         break;
     case VT_REC_THREAD:
         ev->u.thread.thread = get_u(c);

@@ -108,6 +108,14 @@ typedef struct vt_trace_thread_s {
     uint32_t name_string_id;
 } vt_trace_thread_t;
 
+/* A MODULE record: where one object was loaded, for offline symbolization (tools/symbolize.h).
+ * The main program's path is "" (the PROCESS record's exe names it). */
+typedef struct vt_trace_module_s {
+    uint64_t load_bias, lo, hi; /* lo..hi: the loaded address range, hi excluded */
+    uint32_t path_string_id, build_id_len;
+    const uint8_t *build_id; /* into the mapping; build_id_len bytes (0: none recorded) */
+} vt_trace_module_t;
+
 typedef struct vt_trace_device_s {
     uint32_t device, name_string_id;
     uint64_t total_bytes;
@@ -138,7 +146,9 @@ typedef struct vt_reader_s {
     uint32_t *process_kv; /* key, value string id pairs */
     uint32_t n_process_kv;
     uint64_t start_unix_ns;
+    vt_trace_module_t *modules; /* in file order: n_modules of them */
     uint64_t n_modules;
+    uint32_t cap_modules;
     uint64_t dropped; /* the END record's count of events the library could not record */
 } vt_reader_t;
 
