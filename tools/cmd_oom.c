@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "symbolize.h"
 #include "trace_reader.h"
 #include "util.h"
 
@@ -31,7 +32,8 @@ static const char *thread_name(const vt_reader_t *r, uint64_t thread, char *buf,
     return buf;
 }
 
-static void print_oom(const vt_reader_t *r, const vt_oom_t *o, uint32_t i, uint32_t n)
+static void print_oom(const vt_reader_t *r, vt_symbolizer_t *sym, const vt_oom_t *o, uint32_t i,
+                      uint32_t n)
 {
     char b1[32], b2[32], c1[32], s1[32], api[128], name[256];
     printf("out-of-memory error %" PRIu32 " of %" PRIu32 " at %s on device %" PRIu32, i + 1, n,
@@ -72,7 +74,7 @@ static void print_oom(const vt_reader_t *r, const vt_oom_t *o, uint32_t i, uint3
             printf("    ...\n");
             break;
         }
-        id = vt_reader_frame(r, id, frame, sizeof(frame));
+        id = vt_symbolize_frame(sym, r, id, frame, sizeof(frame));
         printf("    %s\n", frame);
     }
 }
@@ -106,11 +108,16 @@ int cmd_oom(int argc, char **argv)
         return 1;
     if (!a.n_ooms)
         printf("no out-of-memory errors in '%s'\n", path);
+    vt_symbolizer_t sym, *symp = NULL;
+    if (a.n_ooms && vt_symbolizer_init_trace(&sym, &r) == 0)
+        symp = &sym;
     for (uint32_t i = 0; i < a.n_ooms; i++) {
         if (i)
             printf("\n");
-        print_oom(&r, &a.ooms[i], i, a.n_ooms);
+        print_oom(&r, symp, &a.ooms[i], i, a.n_ooms);
     }
+    if (symp)
+        vt_symbolizer_release(symp);
     vt_analysis_release(&a);
     vt_reader_release(&r);
     return rc ? 1 : 0;
