@@ -97,8 +97,13 @@ void vt_oom_report(int device, vt_api_t api, uint64_t requested_bytes, const vt_
     }
     vt_log(0, "%s", line);
 
-    used = vt_fmt(line, sizeof line, "  largest live call-sites:");
-    for (int shown = 0; shown < 3; shown++) {
+    /* The eight largest stacks, described and merged where they read the same (one loop
+     * unrolled by the compiler is several return addresses but one place to the reader). */
+    enum { N_NAMED = 8 };
+    char names[N_NAMED][256];
+    uint64_t named_bytes[N_NAMED];
+    int n_named = 0;
+    for (int k = 0; k < N_NAMED; k++) {
         int best = -1;
         for (int s = 0; s < n_sites; s++)
             if (sites[s].bytes && (best < 0 || sites[s].bytes > sites[best].bytes))
@@ -106,10 +111,28 @@ void vt_oom_report(int device, vt_api_t api, uint64_t requested_bytes, const vt_
         if (best < 0)
             break;
         describe_site(sites[best].stack_id, where, sizeof where);
-        vt_fmt_bytes(amount, sizeof amount, sites[best].bytes);
-        used += vt_fmt(line + used, used < sizeof line ? sizeof line - used : 0, "%s %s %s",
-                       shown ? ";" : "", where, amount);
+        int same = 0;
+        while (same < n_named && strcmp(names[same], where) != 0)
+            same++;
+        if (same == n_named) {
+            memcpy(names[n_named], where, sizeof names[0]);
+            named_bytes[n_named++] = 0;
+        }
+        named_bytes[same] += sites[best].bytes;
         sites[best].bytes = 0;
+    }
+    used = vt_fmt(line, sizeof line, "  largest live call-sites:");
+    for (int shown = 0; shown < 3; shown++) {
+        int best = -1;
+        for (int k = 0; k < n_named; k++)
+            if (named_bytes[k] && (best < 0 || named_bytes[k] > named_bytes[best]))
+                best = k;
+        if (best < 0)
+            break;
+        vt_fmt_bytes(amount, sizeof amount, named_bytes[best]);
+        used += vt_fmt(line + used, used < sizeof line ? sizeof line - used : 0, "%s %s %s",
+                       shown ? ";" : "", names[best], amount);
+        named_bytes[best] = 0;
     }
     if (n_sites)
         vt_log(0, "%s", line);

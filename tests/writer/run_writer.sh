@@ -120,6 +120,24 @@ fsize)
     check "its output is whole" grep -qx 'ready 80000' out
     check "one warning about the limit" [ "$(grep -c 'file size limit' err)" -eq 1 ]
     ;;
+oom)
+    env -i PATH="$PATH" LD_LIBRARY_PATH="$sim" LD_PRELOAD="$lib" VRAMTRACE_OUTPUT=t.vtr \
+        VTSIM_DEVICE_MEMORY=64M "$prog" oom >out 2>err
+    check "the program saw out of memory (2)" grep -qx 'ready 2' out
+    check "the stderr block names the request and its call-site" \
+        grep -q "out of memory on device 0: cuMemAlloc_v2 of 32.0 MiB failed in ask_too_much" err
+    check "the block gives the live bytes by category" \
+        grep -q "live 52.0 MiB: weights 40.0 MiB, activations 12.0 MiB" err
+    check "the block names the largest live call-sites" \
+        grep -q "largest live call-sites: fill_weights (t_writer) < main (t_writer) < __libc_start_main (libc.so.6) 40.0 MiB; fill_activations (t_writer) < main (t_writer) < __libc_start_main (libc.so.6) 12.0 MiB" err
+    "$vt" oom t.vtr >oom.txt 2>&1
+    check "vramtrace oom: the request" grep -q "request: 32.00 MiB" oom.txt
+    check "vramtrace oom: free and total from the memory-info sample" \
+        grep -q "device: 12.00 MiB free of 64.00 MiB" oom.txt
+    check "vramtrace oom: the call-site" grep -q "ask_too_much" oom.txt
+    json t.vtr
+    check "report: one failed allocation" [ "$(field failed_allocs)" = 1 ]
+    ;;
 *)
     echo "run_writer.sh: unknown case '$case_'" >&2
     exit 2

@@ -8,6 +8,7 @@
  *   t_writer fork                   1 MiB in the parent; the child allocates 2 MiB and leaves
  *                                   with _exit (like Python multiprocessing); parent frees
  *   t_writer hold SECONDS           one allocation, then sleep (holds the trace file)
+ *   t_writer oom                    fills a 64 MiB device from two call-sites, then asks for more
  * Prints "ready N" (flushed) before dying, so the script knows what was recorded. */
 #include <pthread.h>
 #include <signal.h>
@@ -45,6 +46,30 @@ static void *pairs(void *arg)
             cuMemFree_v2(p);
     }
     return NULL;
+}
+
+/* Named for what they hold, and kept out of line, so the OOM block can name them. */
+__attribute__((noinline)) static void fill_weights(void)
+{
+    CUdeviceptr p;
+    for (int i = 0; i < 5; i++)
+        cuMemAlloc_v2(&p, 8 << 20);
+    __asm__ volatile("" ::: "memory"); /* not a tail call */
+}
+
+__attribute__((noinline)) static void fill_activations(void)
+{
+    CUdeviceptr p;
+    for (int i = 0; i < 3; i++)
+        cuMemAlloc_v2(&p, 4 << 20);
+    __asm__ volatile("" ::: "memory");
+}
+
+__attribute__((noinline)) static CUresult ask_too_much(CUdeviceptr *p)
+{
+    CUresult rc = cuMemAlloc_v2(p, 32 << 20);
+    __asm__ volatile("" ::: "memory");
+    return rc;
 }
 
 int main(int argc, char **argv)
@@ -105,6 +130,14 @@ int main(int argc, char **argv)
         waitpid(child, &status, 0);
         cuMemFree_v2(a);
         printf("ready parent %d\n", (int)getpid());
+        return 0;
+    }
+    if (!strcmp(mode, "oom")) {
+        fill_weights();
+        fill_activations();
+        CUdeviceptr p;
+        CUresult rc = ask_too_much(&p);
+        printf("ready %d\n", (int)rc);
         return 0;
     }
     if (!strcmp(mode, "hold")) {
