@@ -541,6 +541,14 @@ void vt_track_summary(void)
     pthread_mutex_lock(&vt_lock);
     __builtin_memcpy(snap, stats, sizeof snap);
     t = totals;
+    if (vt_writer_capped()) {
+        for (int series = 0; series < VT_SERIES_COUNT; series++)
+            for (int d = 0; d < VT_MAX_DEVICES; d++)
+                if (stats[series][d].peak_bytes)
+                    vt_writer_peak(series, d, stats[series][d].peak_bytes,
+                                   stats[series][d].peak_t_ns,
+                                   series == VT_SERIES_DEVICE ? peak_by_category[d] : NULL);
+    }
     vt_writer_close(&t);
     const char *trace_path = vt_writer_path();
     pthread_mutex_unlock(&vt_lock);

@@ -37,7 +37,7 @@
 #define VT_FORMAT_MAGIC          "VRAMTRC"
 #define VT_FORMAT_MAGIC_BYTES    8
 #define VT_FORMAT_MAJOR          1
-#define VT_FORMAT_MINOR          0
+#define VT_FORMAT_MINOR          1
 #define VT_FORMAT_PREAMBLE_BYTES 16
 #define VT_FORMAT_CHUNK_BYTES    (1u << 20) /* records never straddle these boundaries */
 
@@ -92,6 +92,14 @@ typedef enum vt_record_type_e {
     /* no body: continue at the next multiple of VT_FORMAT_CHUNK_BYTES */
     VT_REC_SKIP = 63,
     VT_REC_FIRST_EXTENSION = 64,
+    /* Extension records (u8 type · varint body_length · body), format 1.1: */
+    /* varint limit_bytes: VRAMTRACE_MAX_SIZE was reached; from here on only OOM, PEAK and END
+     * records are written (into a reserve kept for them), events are not. */
+    VT_REC_CAPPED = 64,
+    /* varint series · varint device · varint peak_bytes · varint peak_t_ns (CLOCK_MONOTONIC) ·
+     * varint by_category[VT_CAT_COUNT] at that peak: the library's own peaks, written at exit
+     * when the trace was capped, so the peak survives the cap. */
+    VT_REC_PEAK = 65,
 } vt_record_type_t;
 
 /* The flags byte of ALLOC and FREE. The series are VT_SERIES_* below. The "address" of an

@@ -55,6 +55,7 @@ typedef enum vt_option_e {
     VT_OPTION_DEPTH,       /* int: max stack frames recorded, 0..256 */
     VT_OPTION_FOLLOW_FORK, /* bool: trace fork children too */
     VT_OPTION_RULES,       /* str: category rules file; empty = built-in rules */
+    VT_OPTION_MAX_SIZE,    /* size: the trace's size limit; 0 = none */
     VT_OPTION_COUNT
 } vt_option_t;
 
@@ -322,6 +323,9 @@ void vt_writer_labelled(vt_record_type_t type, const char *label);
 void vt_writer_meminfo(int device, uint64_t free_bytes, uint64_t total_bytes);
 void vt_writer_phase_pop(void);
 void vt_writer_close(const vt_totals_t *totals);
+bool vt_writer_capped(void);
+void vt_writer_peak(int series, int device, uint64_t peak_bytes, uint64_t peak_t_ns,
+                    const uint64_t by_category[VT_CAT_COUNT]);
 const char *vt_writer_path(void); /* the trace's path once opened, else NULL */
 void vt_writer_after_fork_child(void);
 

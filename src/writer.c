@@ -34,8 +34,10 @@ static struct writer_s {
     uint64_t last_addr; /* address of the previous ALLOC or FREE */
     uint32_t strings_emitted, stacks_emitted, n_threads, generation;
     unsigned modules_emitted;
+    uint64_t last_chunk_off; /* VRAMTRACE_MAX_SIZE: the last chunk allowed; UINT64_MAX: none */
+    bool capped;             /* the limit was reached: only OOM, PEAK and END from now on */
     char path[4096];
-} w = {.fd = -1};
+} w = {.fd = -1, .last_chunk_off = UINT64_MAX};
 
 /* Which trace a thread's number belongs to: a new file (fork child) numbers threads anew. */
 static __thread struct {
@@ -147,10 +149,46 @@ static bool map_chunk(uint64_t off)
 
 /* ---- records ----------------------------------------------------------------------------- */
 
-/* Room for a record of at most max_body bytes after its type byte; moves to the next chunk
- * (leaving a SKIP record) when this one is too full. NULL when the writer has failed. */
-static uint8_t *reserve(size_t max_body)
+/* Publishes a record whose body is in place: the type byte last (vt_format.h). */
+static void commit(uint8_t *rec, vt_record_type_t type, size_t body_len)
 {
+    __atomic_store_n(rec, (uint8_t)type, __ATOMIC_RELEASE);
+    w.pos += 1 + body_len;
+}
+
+/* Bytes of the last allowed chunk kept for the records that matter most once the limit is
+ * reached: OOMs, the peaks and END. */
+#define CRITICAL_RESERVE_BYTES (64u << 10)
+
+/* The CAPPED extension record: written once, when the limit is reached. */
+static void put_capped_record(void)
+{
+    uint8_t body[10];
+    size_t body_len = vt_put_varint(body, w.last_chunk_off + VT_FORMAT_CHUNK_BYTES);
+    uint8_t *rec = w.chunk + w.pos;
+    size_t b = 1 + vt_put_varint(rec + 1, body_len);
+    memcpy(rec + b, body, body_len);
+    commit(rec, VT_REC_CAPPED, b - 1 + body_len);
+}
+
+/* Room for a record of at most max_body bytes after its type byte; moves to the next chunk
+ * (leaving a SKIP record) when this one is too full. Past VRAMTRACE_MAX_SIZE only critical
+ * records get room (from a reserve at the end of the last chunk). NULL when there is none or
+ * the writer has failed. */
+static uint8_t *reserve_for(size_t max_body, bool critical)
+{
+    bool last = w.chunk_off >= w.last_chunk_off;
+    size_t limit = VT_FORMAT_CHUNK_BYTES - (last && !critical ? CRITICAL_RESERVE_BYTES : 0);
+    if (w.capped && !critical)
+        return NULL;
+    if (last && w.pos + 1 + max_body > limit) {
+        if (!w.capped && w.pos + 1 + 1 + 10 <= VT_FORMAT_CHUNK_BYTES) {
+            w.capped = true;
+            put_capped_record();
+            vt_log(1, "'%s' reached VRAMTRACE_MAX_SIZE: events from now on are summarized", w.path);
+        }
+        return critical && w.pos + 1 + max_body <= VT_FORMAT_CHUNK_BYTES ? w.chunk + w.pos : NULL;
+    }
     if (w.pos + 1 + max_body > VT_FORMAT_CHUNK_BYTES) {
         __atomic_store_n(&w.chunk[w.pos], (uint8_t)VT_REC_SKIP, __ATOMIC_RELEASE);
         if (!map_chunk(w.chunk_off + VT_FORMAT_CHUNK_BYTES))
@@ -159,33 +197,35 @@ static uint8_t *reserve(size_t max_body)
     return w.chunk + w.pos;
 }
 
-/* Publishes a record whose body is in place: the type byte last (vt_format.h). */
-static void commit(uint8_t *rec, vt_record_type_t type, size_t body_len)
+static uint8_t *reserve(size_t max_body)
 {
-    __atomic_store_n(rec, (uint8_t)type, __ATOMIC_RELEASE);
-    w.pos += 1 + body_len;
+    return reserve_for(max_body, false);
 }
 
-static void put_string_record(const char *s, size_t len)
+static bool put_string_record(const char *s, size_t len)
 {
     uint8_t *rec = reserve(10 + len);
     if (!rec)
-        return;
+        return false;
     size_t n = 1 + vt_put_varint(rec + 1, len);
     memcpy(rec + n, s, len);
     commit(rec, VT_REC_STRING, n - 1 + len);
+    return true;
 }
 
 /* Everything interned since the last record: strings first (modules and Python frames name
  * them), then modules, then stack nodes (each after its parent). */
 static void emit_pending(void)
 {
+    if (w.capped)
+        return;
     unsigned n_modules = vt_modules_count();
     for (unsigned i = w.modules_emitted; i < n_modules; i++)
         vt_string_intern(vt_module(i)->path, strlen(vt_module(i)->path));
     for (uint32_t id = w.strings_emitted + 1; id <= vt_string_count() && w.state == W_OPEN; id++) {
         const char *s = vt_string(id);
-        put_string_record(s, strlen(s));
+        if (!put_string_record(s, strlen(s)))
+            return; /* capped or failed: what is not written is not counted as emitted */
         w.strings_emitted = id;
     }
     for (unsigned i = w.modules_emitted; i < n_modules && w.state == W_OPEN; i++) {
@@ -329,6 +369,13 @@ static bool ready(void)
     w.fd = fd;
     w.pid = getpid();
     w.state = W_OPEN;
+    /* VRAMTRACE_MAX_SIZE in whole chunks, at least two (the first holds the tables). */
+    uint64_t max_bytes = (uint64_t)vt_option_get(VT_OPTION_MAX_SIZE);
+    w.last_chunk_off = UINT64_MAX;
+    if (max_bytes) {
+        uint64_t n_chunks = max_bytes / VT_FORMAT_CHUNK_BYTES;
+        w.last_chunk_off = (n_chunks < 2 ? 1 : n_chunks - 1) * (uint64_t)VT_FORMAT_CHUNK_BYTES;
+    }
     w.generation++;
     if (!map_chunk(0))
         return false;
@@ -369,13 +416,15 @@ static uint32_t thread_index(void)
 /* Starts an event record: pending tables, the thread, then the type byte's place and the
  * time delta. t_ns earlier than the previous event (taken before vt_lock) is clamped so the
  * deltas stay non-negative. Returns the record, with *b the body length so far. */
-static uint8_t *event_begin(uint64_t t_ns, size_t max_body, size_t *b, uint32_t *thread)
+static uint8_t *event_begin_for(uint64_t t_ns, size_t max_body, size_t *b, uint32_t *thread,
+                                bool critical)
 {
-    if (!ready())
+    if (!ready() || (w.capped && !critical))
         return NULL;
     emit_pending();
-    *thread = thread_index();
-    uint8_t *rec = w.state == W_OPEN ? reserve(10 + max_body) : NULL;
+    /* Past the limit a new thread cannot be announced: its events say thread 0 (unknown). */
+    *thread = w.capped && tls_thread.generation != w.generation ? 0 : thread_index();
+    uint8_t *rec = w.state == W_OPEN ? reserve_for(10 + max_body, critical) : NULL;
     if (!rec)
         return NULL;
     if (t_ns < w.last_t_ns)
@@ -383,6 +432,11 @@ static uint8_t *event_begin(uint64_t t_ns, size_t max_body, size_t *b, uint32_t 
     *b = 1 + vt_put_varint(rec + 1, t_ns - w.last_t_ns);
     w.last_t_ns = t_ns;
     return rec;
+}
+
+static uint8_t *event_begin(uint64_t t_ns, size_t max_body, size_t *b, uint32_t *thread)
+{
+    return event_begin_for(t_ns, max_body, b, thread, false);
 }
 
 static unsigned put_address(uint8_t *p, uint64_t addr)
@@ -453,13 +507,14 @@ void vt_writer_oom(int device, vt_api_t api, uint64_t requested_bytes, uint32_t 
 {
     size_t b;
     uint32_t thread;
-    uint8_t *rec = event_begin(vt_now_ns(), 10 * (7 + VT_CAT_COUNT), &b, &thread);
+    uint8_t *rec = event_begin_for(vt_now_ns(), 10 * (7 + VT_CAT_COUNT), &b, &thread, true);
     if (!rec)
         return;
     b += vt_put_varint(rec + b, (uint64_t)device);
     b += vt_put_varint(rec + b, api);
     b += vt_put_varint(rec + b, requested_bytes);
-    b += vt_put_varint(rec + b, stack_id);
+    /* Past the limit a new stack cannot be written: the OOM then has no call-site. */
+    b += vt_put_varint(rec + b, stack_id <= w.stacks_emitted ? stack_id : 0);
     b += vt_put_varint(rec + b, thread);
     b += vt_put_varint(rec + b, free_bytes);
     b += vt_put_varint(rec + b, total_bytes);
@@ -513,6 +568,34 @@ void vt_writer_phase_pop(void)
     commit(rec, VT_REC_PHASE_POP, b - 1);
 }
 
+bool vt_writer_capped(void)
+{
+    return w.capped && w.state == W_OPEN && w.pid == getpid();
+}
+
+/* A PEAK extension record: the library's own peak of (series, device), written at exit when
+ * the trace was capped so the peak survives the cap. */
+void vt_writer_peak(int series, int device, uint64_t peak_bytes, uint64_t peak_t_ns,
+                    const uint64_t by_category[VT_CAT_COUNT])
+{
+    if (!vt_writer_capped())
+        return;
+    uint8_t body[10 * (4 + VT_CAT_COUNT)];
+    size_t n = 0;
+    n += vt_put_varint(body + n, (uint64_t)series);
+    n += vt_put_varint(body + n, (uint64_t)device);
+    n += vt_put_varint(body + n, peak_bytes);
+    n += vt_put_varint(body + n, peak_t_ns);
+    for (int c = 0; c < VT_CAT_COUNT; c++)
+        n += vt_put_varint(body + n, by_category ? by_category[c] : 0);
+    uint8_t *rec = reserve_for(10 + n, true);
+    if (!rec)
+        return;
+    size_t b = 1 + vt_put_varint(rec + 1, n);
+    memcpy(rec + b, body, n);
+    commit(rec, VT_REC_PEAK, b - 1 + n);
+}
+
 /* The END record and the file trimmed to what was written; the trace is then closed. */
 void vt_writer_close(const vt_totals_t *t)
 {
@@ -520,7 +603,7 @@ void vt_writer_close(const vt_totals_t *t)
         return;
     size_t b;
     uint32_t thread;
-    uint8_t *rec = event_begin(vt_now_ns(), 50, &b, &thread);
+    uint8_t *rec = event_begin_for(vt_now_ns(), 50, &b, &thread, true);
     if (rec) {
         b += vt_put_varint(rec + b, t->n_allocs);
         b += vt_put_varint(rec + b, t->n_frees);
@@ -557,6 +640,7 @@ void vt_writer_after_fork_child(void)
     uint32_t generation = w.generation;
     memset(&w, 0, sizeof w);
     w.fd = -1;
+    w.last_chunk_off = UINT64_MAX;
     w.generation = generation + 1;
     w.state = W_CLOSED;
 }

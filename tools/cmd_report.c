@@ -194,6 +194,7 @@ static void print_json(const report_t *rep)
     vt_json_string(&j, "format_version", buf);
     vt_json_bool(&j, "exit_clean", r->seen_end);
     vt_json_bool(&j, "complete", !rep->failed);
+    vt_json_uint(&j, "capped_at_bytes", a->capped_limit_bytes); /* 0: not capped */
     vt_json_begin_object(&j, "process");
     for (uint32_t i = 0; i < r->n_process_kv; i++) {
         vt_reader_cstring(r, r->process_kv[2 * i], key, sizeof(key));
@@ -298,6 +299,10 @@ int vt_trace_load(const char *path, vt_reader_t *r, vt_analysis_t *a)
     if (r->dropped)
         error("warning: '%s': the library could not record %" PRIu64 " events: totals are low",
               path, r->dropped);
+    if (a->capped_limit_bytes)
+        error("warning: '%s': the trace reached VRAMTRACE_MAX_SIZE (%" PRIu64 " bytes); events "
+              "after that are not in it: totals are low, the peaks are the library's own",
+              path, a->capped_limit_bytes);
     return 0;
 }
 
@@ -335,7 +340,8 @@ int cmd_report(int argc, char **argv)
         return 1;
     rep.failed = rc > 0;
     const vt_device_stats_t *peak = vt_analysis_peak(&rep.a);
-    if (peak && peak->peak_bytes)
+    /* A peak reached after a cap has no live set in the trace to group by call-site. */
+    if (peak && peak->peak_bytes && peak->peak_record != UINT64_MAX)
         peak_sites(&rep, peak);
     /* The whole trace's modules: a library may be recorded after the peak's stacks. */
     vt_symbolizer_t sym;

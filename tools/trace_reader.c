@@ -463,9 +463,27 @@ int vt_reader_next(vt_reader_t *r, vt_event_t *ev)
     }
     if (t >= VT_REC_FIRST_EXTENSION) {
         ev->u.ext.body_len = get_u(&c);
-        get_bytes(&c, ev->u.ext.body_len);
-        if (!c.bad)
-            r->n_unknown++; /* no extension record is known yet */
+        const uint8_t *body = get_bytes(&c, ev->u.ext.body_len);
+        if (!c.bad && (t == VT_REC_CAPPED || t == VT_REC_PEAK)) {
+            /* Known extensions: decode within their body; extra bytes are a later minor's. */
+            cur_t bc = {.p = body, .end = body + ev->u.ext.body_len};
+            if (t == VT_REC_CAPPED) {
+                ev->u.capped.limit_bytes = get_u(&bc);
+            } else {
+                ev->u.peak.series = get_u32(&bc, "series");
+                ev->u.peak.device = get_u32(&bc, "device");
+                ev->u.peak.peak_bytes = get_u(&bc);
+                ev->u.peak.peak_t_ns = get_u(&bc);
+                for (int i = 0; i < VT_CAT_COUNT; i++)
+                    ev->u.peak.by_category[i] = get_u(&bc);
+                if (!bc.bad && ev->u.peak.series >= VT_TRACE_SERIES_COUNT)
+                    corrupt(&bc, "series %u", ev->u.peak.series);
+            }
+            if (bc.bad)
+                c.bad = bc.bad;
+        } else if (!c.bad) {
+            r->n_unknown++;
+        }
     } else if (decode(r, &c, t, ev) != 0) {
         r->err_offset = start;
         return fail(r, "'%s': out of memory at byte %zu", r->path, start);
@@ -679,6 +697,28 @@ static void account(vt_analysis_t *a, const vt_reader_t *r, const vt_live_t *e, 
     }
 }
 
+/* A PEAK record (written when the trace was capped): the library saw the whole run, so a peak
+ * above what the events show replaces it; the categories at that peak come with it, the live
+ * set does not (peak_record UINT64_MAX). */
+static void apply_peak(vt_analysis_t *a, const vt_event_t *ev)
+{
+    const uint32_t series = ev->u.peak.series;
+    if (series != VT_TRACE_SERIES_DEVICE) {
+        if (ev->u.peak.peak_bytes > a->peak_bytes[series]) {
+            a->peak_bytes[series] = ev->u.peak.peak_bytes;
+            a->peak_t_ns[series] = ev->u.peak.peak_t_ns;
+        }
+        return;
+    }
+    vt_device_stats_t *d = device_stats(a, ev->u.peak.device);
+    if (!d || ev->u.peak.peak_bytes <= d->peak_bytes)
+        return;
+    d->peak_bytes = ev->u.peak.peak_bytes;
+    d->peak_t_ns = ev->u.peak.peak_t_ns;
+    d->peak_record = UINT64_MAX;
+    memcpy(d->peak_by_category, ev->u.peak.by_category, sizeof d->peak_by_category);
+}
+
 int vt_analyze(vt_reader_t *r, vt_analysis_t *a, uint64_t stop_after)
 {
     memset(a, 0, sizeof(*a));
@@ -744,6 +784,13 @@ int vt_analyze(vt_reader_t *r, vt_analysis_t *a, uint64_t stop_after)
             }
             break;
         }
+        case VT_REC_CAPPED:
+            a->capped_limit_bytes = ev.u.capped.limit_bytes;
+            a->capped_t_ns = r->t_ns;
+            break;
+        case VT_REC_PEAK:
+            apply_peak(a, &ev);
+            break;
         default:
             break;
         }

@@ -90,6 +90,14 @@ typedef struct vt_event_s {
         struct {
             uint64_t body_len;
         } ext;
+        struct {
+            uint64_t limit_bytes;
+        } capped;
+        struct {
+            uint32_t series, device;
+            uint64_t peak_bytes, peak_t_ns;
+            uint64_t by_category[VT_CAT_COUNT];
+        } peak;
     } u;
 } vt_event_t;
 
@@ -189,7 +197,9 @@ typedef struct vt_live_s {
 
 typedef struct vt_device_stats_s {
     uint32_t device;
-    uint64_t live_bytes, peak_bytes, peak_t_ns, peak_record;
+    uint64_t live_bytes, peak_bytes, peak_t_ns;
+    uint64_t peak_record; /* the record that made the peak; UINT64_MAX: after a cap, from the
+                           * library's PEAK record (no live set to show) */
     uint64_t live_by_category[VT_CAT_COUNT];
     uint64_t peak_by_category[VT_CAT_COUNT]; /* at the peak: sums to peak_bytes */
 } vt_device_stats_t;
@@ -206,6 +216,8 @@ typedef struct vt_analysis_s {
     uint64_t live_bytes[VT_TRACE_SERIES_COUNT], peak_bytes[VT_TRACE_SERIES_COUNT];
     uint64_t peak_t_ns[VT_TRACE_SERIES_COUNT]; /* pinned and managed; devices have their own */
     uint64_t n_allocs, n_frees, n_failed, n_unmatched_frees;
+    uint64_t capped_limit_bytes; /* VRAMTRACE_MAX_SIZE reached: 0 when the trace is whole */
+    uint64_t capped_t_ns;        /* the last event before the cap */
     vt_oom_t *ooms;
     uint32_t n_ooms, cap_ooms;
     vt_live_t *live; /* open addressing on (series, handle flag, address) */

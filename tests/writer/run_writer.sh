@@ -138,6 +138,20 @@ oom)
     json t.vtr
     check "report: one failed allocation" [ "$(field failed_allocs)" = 1 ]
     ;;
+capped)
+    env -i PATH="$PATH" LD_LIBRARY_PATH="$sim" LD_PRELOAD="$lib" VRAMTRACE_OUTPUT=t.vtr \
+        VRAMTRACE_MAX_SIZE=2M VTSIM_DEVICE_MEMORY=4G "$prog" capped >out 2>err
+    check "the program ran to its end" grep -qx 'ready 2' out
+    check "the trace stays within VRAMTRACE_MAX_SIZE" [ "$(stat -c %s t.vtr)" -le 2097152 ]
+    json t.vtr
+    check "the report says the trace was capped" [ "$(field capped_at_bytes)" = 2097152 ]
+    check "the peak after the cap survives (1 GiB)" [ "$(field bytes)" = 1073741824 ]
+    check "the OOM after the cap is recorded" [ "$(field failed_allocs)" = 1 ]
+    check "END is in the reserve: a clean exit" grep -q '"exit_clean": true' report.json
+    check "fewer allocations than made: the rest is summarized" [ "$(field allocs)" -lt 300000 ]
+    "$vt" report t.vtr >report.txt 2>report.err
+    check "the text report warns" grep -q "reached VRAMTRACE_MAX_SIZE" report.err
+    ;;
 *)
     echo "run_writer.sh: unknown case '$case_'" >&2
     exit 2

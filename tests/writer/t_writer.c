@@ -9,6 +9,8 @@
  *                                   with _exit (like Python multiprocessing); parent frees
  *   t_writer hold SECONDS           one allocation, then sleep (holds the trace file)
  *   t_writer oom                    fills a 64 MiB device from two call-sites, then asks for more
+ *   t_writer capped                 300 000 small pairs (more than a 2 MiB trace holds), then
+ *                                   1 GiB (the peak) and an allocation too large for the device
  * Prints "ready N" (flushed) before dying, so the script knows what was recorded. */
 #include <pthread.h>
 #include <signal.h>
@@ -137,6 +139,15 @@ int main(int argc, char **argv)
         fill_activations();
         CUdeviceptr p;
         CUresult rc = ask_too_much(&p);
+        printf("ready %d\n", (int)rc);
+        return 0;
+    }
+    if (!strcmp(mode, "capped")) {
+        pairs((void *)300000L);
+        CUdeviceptr big, too_big;
+        cuMemAlloc_v2(&big, 1 << 30);
+        CUresult rc = cuMemAlloc_v2(&too_big, (size_t)64 << 30);
+        cuMemFree_v2(big);
         printf("ready %d\n", (int)rc);
         return 0;
     }

@@ -8,7 +8,7 @@ vramtrace report v2.vtr
 echo "exit $?"
 vt-mktrace v1.vtr <<'T' || exit
 version 1 7
-ext type=64 body=808080
+ext type=120 body=808080
 alloc dt=1000000 cat=weights addr=0x1000 size=1M
 skip
 ext type=200
