@@ -80,3 +80,19 @@ for path in driver runtime; do
     printf '%-8s %10.1f %10.1f %10.1f %10.1f\n' "$path" "$u" "$t" "$(echo "$t $u" | awk '{ print $1 - $2 }')" \
         "$(echo "$tmin $umin" | awk '{ print $1 - $2 }')"
 done
+
+# Trace size: one more traced run into a fresh file, its bytes over its allocation and free
+# records (as `vramtrace report` counts them). Target of the trace issue: <= 12 bytes per event.
+vt=$build/tools/vramtrace
+if [ -x "$vt" ]; then
+    rm -f "$tmp"/size.*
+    LD_LIBRARY_PATH=$libdir LD_PRELOAD=$lib VRAMTRACE_DEPTH=$depth VRAMTRACE_QUIET=1 \
+        VRAMTRACE_OUTPUT=$tmp/size.vtr "$prog" "$pairs" 4096 "$live" >/dev/null
+    bytes=$(stat -c %s "$tmp/size.vtr")
+    events=$("$vt" report --json "$tmp/size.vtr" 2>/dev/null |
+        awk -F': ' '/"totals"/ { t = 1 } t && /"allocs"|"frees"/ { gsub(/,/, "", $2); n += $2 }
+                    t && /}/ { t = 0 } END { print n }')
+    echo "# trace: $bytes bytes for $events allocation and free records:" \
+        "$(echo "$bytes $events" | awk '{ printf "%.1f", $1 / $2 }') bytes per event" \
+        "(strings, modules and stacks included)"
+fi
