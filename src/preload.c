@@ -345,50 +345,53 @@ VT_EXPORT CUresult cuMemHostUnregister(void *p)
 
 /* ---- stream-ordered allocation: counted when it succeeds, until its free ------------------- */
 
+/* The stream-ordered allocations and their _ptsz twins differ only in the real function they
+ * forward to and the API they record. */
+static CUresult alloc_async(__typeof__(&cuMemAllocAsync) real, CUdeviceptr *dptr, size_t bytesize,
+                            CUstream hStream, vt_api_t api)
+{
+    CUresult rc = real(dptr, bytesize, hStream);
+    int saved_errno = errno;
+    record_alloc(rc, VT_SERIES_DEVICE, DEVICE_OF_POINTER, rc ? 0 : *dptr, bytesize, api);
+    vt_leave(saved_errno);
+    return rc;
+}
+
+static CUresult alloc_from_pool(__typeof__(&cuMemAllocFromPoolAsync) real, CUdeviceptr *dptr,
+                                size_t bytesize, CUmemoryPool pool, CUstream hStream, vt_api_t api)
+{
+    CUresult rc = real(dptr, bytesize, pool, hStream);
+    int saved_errno = errno;
+    record_alloc(rc, VT_SERIES_DEVICE, DEVICE_OF_POINTER, rc ? 0 : *dptr, bytesize, api);
+    vt_leave(saved_errno);
+    return rc;
+}
+
 VT_EXPORT CUresult cuMemAllocAsync(CUdeviceptr *dptr, size_t bytesize, CUstream hStream)
 {
     VT_ENTER(cuMemAllocAsync, CU_NOT_FOUND, (dptr, bytesize, hStream));
-    CUresult rc = real(dptr, bytesize, hStream);
-    int saved_errno = errno;
-    record_alloc(rc, VT_SERIES_DEVICE, DEVICE_OF_POINTER, rc ? 0 : *dptr, bytesize,
-                 VT_API_cuMemAllocAsync);
-    vt_leave(saved_errno);
-    return rc;
+    return alloc_async(real, dptr, bytesize, hStream, VT_API_cuMemAllocAsync);
 }
 
 VT_EXPORT CUresult cuMemAllocAsync_ptsz(CUdeviceptr *dptr, size_t bytesize, CUstream hStream)
 {
     VT_ENTER(cuMemAllocAsync_ptsz, CU_NOT_FOUND, (dptr, bytesize, hStream));
-    CUresult rc = real(dptr, bytesize, hStream);
-    int saved_errno = errno;
-    record_alloc(rc, VT_SERIES_DEVICE, DEVICE_OF_POINTER, rc ? 0 : *dptr, bytesize,
-                 VT_API_cuMemAllocAsync_ptsz);
-    vt_leave(saved_errno);
-    return rc;
+    return alloc_async(real, dptr, bytesize, hStream, VT_API_cuMemAllocAsync_ptsz);
 }
 
 VT_EXPORT CUresult cuMemAllocFromPoolAsync(CUdeviceptr *dptr, size_t bytesize, CUmemoryPool pool,
                                            CUstream hStream)
 {
     VT_ENTER(cuMemAllocFromPoolAsync, CU_NOT_FOUND, (dptr, bytesize, pool, hStream));
-    CUresult rc = real(dptr, bytesize, pool, hStream);
-    int saved_errno = errno;
-    record_alloc(rc, VT_SERIES_DEVICE, DEVICE_OF_POINTER, rc ? 0 : *dptr, bytesize,
-                 VT_API_cuMemAllocFromPoolAsync);
-    vt_leave(saved_errno);
-    return rc;
+    return alloc_from_pool(real, dptr, bytesize, pool, hStream, VT_API_cuMemAllocFromPoolAsync);
 }
 
 VT_EXPORT CUresult cuMemAllocFromPoolAsync_ptsz(CUdeviceptr *dptr, size_t bytesize,
                                                 CUmemoryPool pool, CUstream hStream)
 {
     VT_ENTER(cuMemAllocFromPoolAsync_ptsz, CU_NOT_FOUND, (dptr, bytesize, pool, hStream));
-    CUresult rc = real(dptr, bytesize, pool, hStream);
-    int saved_errno = errno;
-    record_alloc(rc, VT_SERIES_DEVICE, DEVICE_OF_POINTER, rc ? 0 : *dptr, bytesize,
-                 VT_API_cuMemAllocFromPoolAsync_ptsz);
-    vt_leave(saved_errno);
-    return rc;
+    return alloc_from_pool(real, dptr, bytesize, pool, hStream,
+                           VT_API_cuMemAllocFromPoolAsync_ptsz);
 }
 
 static CUresult free_async(__typeof__(&cuMemFreeAsync) real, CUdeviceptr dptr, CUstream hStream,
@@ -813,50 +816,52 @@ VT_EXPORT cudaError_t cudaHostRegister(void *ptr, size_t size, unsigned int flag
     return rc;
 }
 
+static cudaError_t rt_alloc_async(__typeof__(&cudaMallocAsync) real, void **devPtr, size_t size,
+                                  cudaStream_t hStream, vt_api_t api)
+{
+    cudaError_t rc = real(devPtr, size, hStream);
+    int saved_errno = errno;
+    record_alloc(rc, VT_SERIES_DEVICE, DEVICE_OF_POINTER, rc ? 0 : (uint64_t)*devPtr, size, api);
+    vt_leave(saved_errno);
+    return rc;
+}
+
+static cudaError_t rt_alloc_from_pool(__typeof__(&cudaMallocFromPoolAsync) real, void **ptr,
+                                      size_t size, cudaMemPool_t memPool, cudaStream_t stream,
+                                      vt_api_t api)
+{
+    cudaError_t rc = real(ptr, size, memPool, stream);
+    int saved_errno = errno;
+    record_alloc(rc, VT_SERIES_DEVICE, DEVICE_OF_POINTER, rc ? 0 : (uint64_t)*ptr, size, api);
+    vt_leave(saved_errno);
+    return rc;
+}
+
 VT_EXPORT cudaError_t cudaMallocAsync(void **devPtr, size_t size, cudaStream_t hStream)
 {
     VT_ENTER(cudaMallocAsync, RT_NOT_FOUND, (devPtr, size, hStream));
-    cudaError_t rc = real(devPtr, size, hStream);
-    int saved_errno = errno;
-    record_alloc(rc, VT_SERIES_DEVICE, DEVICE_OF_POINTER, rc ? 0 : (uint64_t)*devPtr, size,
-                 VT_API_cudaMallocAsync);
-    vt_leave(saved_errno);
-    return rc;
+    return rt_alloc_async(real, devPtr, size, hStream, VT_API_cudaMallocAsync);
 }
 
 VT_EXPORT cudaError_t cudaMallocAsync_ptsz(void **devPtr, size_t size, cudaStream_t hStream)
 {
     VT_ENTER(cudaMallocAsync_ptsz, RT_NOT_FOUND, (devPtr, size, hStream));
-    cudaError_t rc = real(devPtr, size, hStream);
-    int saved_errno = errno;
-    record_alloc(rc, VT_SERIES_DEVICE, DEVICE_OF_POINTER, rc ? 0 : (uint64_t)*devPtr, size,
-                 VT_API_cudaMallocAsync_ptsz);
-    vt_leave(saved_errno);
-    return rc;
+    return rt_alloc_async(real, devPtr, size, hStream, VT_API_cudaMallocAsync_ptsz);
 }
 
 VT_EXPORT cudaError_t cudaMallocFromPoolAsync(void **ptr, size_t size, cudaMemPool_t memPool,
                                               cudaStream_t stream)
 {
     VT_ENTER(cudaMallocFromPoolAsync, RT_NOT_FOUND, (ptr, size, memPool, stream));
-    cudaError_t rc = real(ptr, size, memPool, stream);
-    int saved_errno = errno;
-    record_alloc(rc, VT_SERIES_DEVICE, DEVICE_OF_POINTER, rc ? 0 : (uint64_t)*ptr, size,
-                 VT_API_cudaMallocFromPoolAsync);
-    vt_leave(saved_errno);
-    return rc;
+    return rt_alloc_from_pool(real, ptr, size, memPool, stream, VT_API_cudaMallocFromPoolAsync);
 }
 
 VT_EXPORT cudaError_t cudaMallocFromPoolAsync_ptsz(void **ptr, size_t size, cudaMemPool_t memPool,
                                                    cudaStream_t stream)
 {
     VT_ENTER(cudaMallocFromPoolAsync_ptsz, RT_NOT_FOUND, (ptr, size, memPool, stream));
-    cudaError_t rc = real(ptr, size, memPool, stream);
-    int saved_errno = errno;
-    record_alloc(rc, VT_SERIES_DEVICE, DEVICE_OF_POINTER, rc ? 0 : (uint64_t)*ptr, size,
-                 VT_API_cudaMallocFromPoolAsync_ptsz);
-    vt_leave(saved_errno);
-    return rc;
+    return rt_alloc_from_pool(real, ptr, size, memPool, stream,
+                              VT_API_cudaMallocFromPoolAsync_ptsz);
 }
 
 /* A runtime free of p in the given series. A NULL pointer is the documented no-op of
