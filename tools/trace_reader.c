@@ -719,83 +719,94 @@ static void apply_peak(vt_analysis_t *a, const vt_event_t *ev)
     memcpy(d->peak_by_category, ev->u.peak.by_category, sizeof d->peak_by_category);
 }
 
+int vt_analysis_apply(vt_analysis_t *a, vt_reader_t *r, const vt_event_t *ev)
+{
+    switch (ev->type) {
+    case VT_REC_ALLOC: {
+        /* Totals count the program's calls; implicit entries only move memory. */
+        if (!ev->u.alloc.implicit)
+            a->n_allocs++;
+        vt_live_t e = {.address = ev->u.alloc.address,
+                       .size_bytes = ev->u.alloc.size_bytes,
+                       .device = ev->u.alloc.device,
+                       .stack_id = ev->u.alloc.stack_id,
+                       .series = ev->u.alloc.series,
+                       .handle = ev->u.alloc.handle,
+                       .category = ev->u.alloc.category < VT_CAT_COUNT ? ev->u.alloc.category
+                                                                       : VT_CAT_UNKNOWN};
+        /* The same address again without a free in between: the free was not seen. */
+        vt_live_t *old = live_find(a, e.series, e.handle, e.address);
+        if (old) {
+            account(a, r, old, -1, ev->t_ns);
+            live_remove(a, old);
+        }
+        if (live_insert(a, &e) != 0)
+            return fail(r, "'%s': out of memory at byte %" PRIu64, r->path, ev->offset);
+        account(a, r, &e, +1, ev->t_ns);
+        break;
+    }
+    case VT_REC_FREE: {
+        if (!ev->u.free.implicit)
+            a->n_frees++;
+        if (ev->u.free.unmatched)
+            a->n_unmatched_frees++;
+        vt_live_t *e = live_find(a, ev->u.free.series, ev->u.free.handle, ev->u.free.address);
+        if (e) {
+            account(a, r, e, -1, ev->t_ns);
+            live_remove(a, e);
+        }
+        break;
+    }
+    case VT_REC_FAILED:
+        a->n_failed++;
+        break;
+    case VT_REC_OOM: {
+        a->n_failed++;
+        if (grow((void **)&a->ooms, &a->cap_ooms, a->n_ooms + 1, sizeof(*a->ooms)))
+            return fail(r, "'%s': out of memory at byte %" PRIu64, r->path, ev->offset);
+        vt_oom_t *o = &a->ooms[a->n_ooms++];
+        memset(o, 0, sizeof(*o));
+        o->t_ns = ev->t_ns;
+        o->device = ev->u.oom.device;
+        o->api = ev->u.oom.api;
+        o->stack_id = ev->u.oom.stack_id;
+        o->thread = ev->u.oom.thread;
+        o->requested_bytes = ev->u.oom.requested_bytes;
+        o->free_bytes = ev->u.oom.free_bytes;
+        o->total_bytes = ev->u.oom.total_bytes;
+        for (int i = 0; i < VT_CAT_COUNT; i++) {
+            o->live_bytes[i] = ev->u.oom.live_bytes[i];
+            o->live_total_bytes += ev->u.oom.live_bytes[i];
+        }
+        break;
+    }
+    case VT_REC_CAPPED:
+        a->capped_limit_bytes = ev->u.capped.limit_bytes;
+        a->capped_t_ns = r->t_ns;
+        break;
+    case VT_REC_PEAK:
+        apply_peak(a, ev);
+        break;
+    default:
+        break;
+    }
+    return 0;
+}
+
 int vt_analyze(vt_reader_t *r, vt_analysis_t *a, uint64_t stop_after)
 {
     memset(a, 0, sizeof(*a));
     vt_event_t ev;
-    int rc;
-    while (r->n_records < stop_after && (rc = vt_reader_next(r, &ev)) > 0) {
-        switch (ev.type) {
-        case VT_REC_ALLOC: {
-            /* Totals count the program's calls; implicit entries only move memory. */
-            if (!ev.u.alloc.implicit)
-                a->n_allocs++;
-            vt_live_t e = {.address = ev.u.alloc.address,
-                           .size_bytes = ev.u.alloc.size_bytes,
-                           .device = ev.u.alloc.device,
-                           .stack_id = ev.u.alloc.stack_id,
-                           .series = ev.u.alloc.series,
-                           .handle = ev.u.alloc.handle,
-                           .category = ev.u.alloc.category < VT_CAT_COUNT ? ev.u.alloc.category
-                                                                          : VT_CAT_UNKNOWN};
-            /* The same address again without a free in between: the free was not seen. */
-            vt_live_t *old = live_find(a, e.series, e.handle, e.address);
-            if (old) {
-                account(a, r, old, -1, ev.t_ns);
-                live_remove(a, old);
-            }
-            if (live_insert(a, &e) != 0)
-                return fail(r, "'%s': out of memory at byte %" PRIu64, r->path, ev.offset);
-            account(a, r, &e, +1, ev.t_ns);
+    while (r->n_records < stop_after && vt_reader_next(r, &ev) > 0)
+        if (vt_analysis_apply(a, r, &ev) != 0)
             break;
-        }
-        case VT_REC_FREE: {
-            if (!ev.u.free.implicit)
-                a->n_frees++;
-            if (ev.u.free.unmatched)
-                a->n_unmatched_frees++;
-            vt_live_t *e = live_find(a, ev.u.free.series, ev.u.free.handle, ev.u.free.address);
-            if (e) {
-                account(a, r, e, -1, ev.t_ns);
-                live_remove(a, e);
-            }
-            break;
-        }
-        case VT_REC_FAILED:
-            a->n_failed++;
-            break;
-        case VT_REC_OOM: {
-            a->n_failed++;
-            if (grow((void **)&a->ooms, &a->cap_ooms, a->n_ooms + 1, sizeof(*a->ooms)))
-                return fail(r, "'%s': out of memory at byte %" PRIu64, r->path, ev.offset);
-            vt_oom_t *o = &a->ooms[a->n_ooms++];
-            memset(o, 0, sizeof(*o));
-            o->t_ns = ev.t_ns;
-            o->device = ev.u.oom.device;
-            o->api = ev.u.oom.api;
-            o->stack_id = ev.u.oom.stack_id;
-            o->thread = ev.u.oom.thread;
-            o->requested_bytes = ev.u.oom.requested_bytes;
-            o->free_bytes = ev.u.oom.free_bytes;
-            o->total_bytes = ev.u.oom.total_bytes;
-            for (int i = 0; i < VT_CAT_COUNT; i++) {
-                o->live_bytes[i] = ev.u.oom.live_bytes[i];
-                o->live_total_bytes += ev.u.oom.live_bytes[i];
-            }
-            break;
-        }
-        case VT_REC_CAPPED:
-            a->capped_limit_bytes = ev.u.capped.limit_bytes;
-            a->capped_t_ns = r->t_ns;
-            break;
-        case VT_REC_PEAK:
-            apply_peak(a, &ev);
-            break;
-        default:
-            break;
-        }
-    }
     return r->state < 0 ? -1 : 0;
+}
+
+const vt_live_t *vt_analysis_find(const vt_analysis_t *a, uint8_t series, uint8_t handle,
+                                  uint64_t address)
+{
+    return live_find(a, series, handle, address);
 }
 
 void vt_analysis_release(vt_analysis_t *a)

@@ -230,6 +230,15 @@ typedef struct vt_analysis_s {
 int vt_analyze(vt_reader_t *r, vt_analysis_t *a, uint64_t stop_after);
 void vt_analysis_release(vt_analysis_t *a);
 
+/* vt_analysis_apply: one record ev of r into a (zeroed by the caller before the first), for
+ * commands that look at the analysis as the trace streams by; vt_analyze is a loop of it.
+ * Returns 0, or -1 when out of memory (r->err says so and the reader is failed). */
+int vt_analysis_apply(vt_analysis_t *a, vt_reader_t *r, const vt_event_t *ev);
+
+/* The live allocation at (series, handle, address), or NULL: what a FREE is about to free. */
+const vt_live_t *vt_analysis_find(const vt_analysis_t *a, uint8_t series, uint8_t handle,
+                                  uint64_t address);
+
 /* The device with the largest peak (the lowest number on a tie), or NULL with no device
  * memory. This is "the peak" of a report. */
 const vt_device_stats_t *vt_analysis_peak(const vt_analysis_t *a);
