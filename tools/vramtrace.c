@@ -22,14 +22,19 @@ int cmd_budget(int argc, char **argv);
 int cmd_rules(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_oom(int argc, char **argv);
+int cmd_leaks(int argc, char **argv);
+int cmd_timeline(int argc, char **argv);
+int cmd_check(int argc, char **argv);
+int cmd_export(int argc, char **argv);
 
 static const cmd_t commands[] = {
     {"run", cmd_run, "trace a command: run [-o FILE] -- CMD [ARGS]"},
     {"report", cmd_report, "peak, by category and call-site: report FILE [--json]"},
     {"oom", cmd_oom, "out-of-memory post-mortem: oom FILE"},
-    {"leaks", NULL, "allocations never freed"},
-    {"timeline", NULL, "device memory over time"},
-    {"export", NULL, "convert traces to JSON, CSV or Perfetto"},
+    {"leaks", cmd_leaks, "device memory never freed, by call-site: leaks FILE [--top N]"},
+    {"timeline", cmd_timeline, "device memory over time: timeline FILE [--csv]"},
+    {"check", cmd_check, "CI gate on the peaks: check FILE --max-peak SIZE"},
+    {"export", cmd_export, "convert: export FILE --format perfetto|folded|csv [-o OUT]"},
     {"html", NULL, "self-contained HTML report"},
     {"budget", cmd_budget, "theoretical memory budget: budget [--model FILE] [KEY=VALUE...]"},
     {"rules", cmd_rules, "category rules: rules --defaults | --check FILE"},

@@ -1,0 +1,28 @@
+# Bad input: one line naming the file and the problem, exit 1; a trace damaged part-way still
+# shows what was live before the damage.
+vramtrace leaks missing.vtr
+echo "exit $?"
+: >empty.vtr
+vramtrace leaks empty.vtr
+echo "exit $?"
+echo 'hello, world' >hello.txt
+vramtrace leaks hello.txt
+echo "exit $?"
+printf 'VRAMTRC\000\001' >short.vtr
+vramtrace leaks short.vtr
+echo "exit $?"
+vt-mktrace cut.vtr <<'T' || exit
+process t0=0 pid=1
+alloc dt=1000000 cat=weights addr=0x10000000 size=1M
+alloc dt=1000000 cat=data addr=0x20000000 size=2M
+truncate 55
+T
+vramtrace leaks cut.vtr
+echo "exit $?"
+vt-mktrace bad.vtr <<'T' || exit
+process t0=0 pid=1
+alloc dt=1000000 cat=weights addr=0x10000000 size=1M
+raw 28
+T
+vramtrace leaks bad.vtr
+echo "exit $?"

@@ -1,0 +1,9 @@
+# Usage errors exit 2; --help prints the usage on stdout.
+vramtrace timeline
+echo "exit $?"
+vramtrace timeline --svg t.vtr
+echo "exit $?"
+vramtrace timeline a.vtr b.vtr
+echo "exit $?"
+vramtrace timeline --help
+echo "exit $?"

@@ -1,0 +1,282 @@
+/* SPDX-License-Identifier: MIT */
+/* `vramtrace check FILE --max-peak SIZE [--max-category NAME=SIZE ...]`: a CI gate on a
+ * trace's peaks. Every device's peak must stay within --max-peak, and every category's own
+ * peak on each device (the most of it live at once, whatever the total then) within its
+ * --max-category. One streaming pass: memory is bounded by the live set. Exit statuses: 0
+ * within the limits ("ok: ..." lines on stdout), 1 over a limit (one line each on stderr) or
+ * an unreadable or damaged trace, 2 usage. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "stream.h"
+#include "util.h"
+
+int cmd_check(int argc, char **argv);
+
+#define NO_LIMIT UINT64_MAX
+
+static const char usage[] =
+    "usage: vramtrace check FILE [--max-peak SIZE] [--max-category NAME=SIZE...]\n"
+    "\n"
+    "A CI gate: exit 0 when the trace's peaks are within the limits, 1 with\n"
+    "one line per limit exceeded otherwise. At least one limit is needed.\n"
+    "\n"
+    "    --max-peak SIZE           the most device memory live at once on any\n"
+    "                              device\n"
+    "    --max-category NAME=SIZE  the most memory of category NAME (weights,\n"
+    "                              gradients, optimizer, activations, data,\n"
+    "                              workspace, unknown) live at once on any device\n"
+    "    -h, --help                show this help\n"
+    "\n"
+    "SIZE is a byte count with an optional binary suffix: 1000000, 512K, 512MiB,\n"
+    "1.5G, 16GiB, 1T (K, M, G and T are powers of 1024).\n";
+
+typedef struct cat_peak_s {
+    uint32_t device;
+    uint64_t bytes[VT_CAT_COUNT];
+} cat_peak_t;
+
+typedef struct check_s {
+    cat_peak_t *devices;
+    size_t n_devices;
+    int oom;
+} check_t;
+
+/* parse_size: "512MiB", "1.5G", "1000000" into *out. K, M, G, T (any case) are powers of 1024,
+ * optionally followed by "iB" or "B"; a fraction is allowed before a suffix and rounds down.
+ * Returns 0, or -1 when s is not a size or does not fit 64 bits. */
+static int parse_size(const char *s, uint64_t *out)
+{
+    unsigned __int128 mant = 0, den = 1;
+    const char *p = s;
+    if (*p < '0' || *p > '9')
+        return -1;
+    for (; *p >= '0' && *p <= '9'; p++)
+        if ((mant = mant * 10 + (unsigned)(*p - '0')) > UINT64_MAX)
+            return -1;
+    if (*p == '.') {
+        if (p[1] < '0' || p[1] > '9')
+            return -1;
+        for (p++; *p >= '0' && *p <= '9'; p++) {
+            if (den > UINT64_MAX)
+                return -1; /* more decimals than any size needs */
+            mant = mant * 10 + (unsigned)(*p - '0');
+            den *= 10;
+        }
+    }
+    unsigned shift = 0;
+    switch (*p) {
+    case 'k':
+    case 'K':
+        shift = 10;
+        break;
+    case 'm':
+    case 'M':
+        shift = 20;
+        break;
+    case 'g':
+    case 'G':
+        shift = 30;
+        break;
+    case 't':
+    case 'T':
+        shift = 40;
+        break;
+    }
+    if (shift) {
+        p++;
+        if (p[0] == 'i' && p[1] == 'B')
+            p += 2;
+        else if (p[0] == 'B' || p[0] == 'b')
+            p++;
+    } else if (den > 1) {
+        return -1; /* "1.5" bytes */
+    } else if (*p == 'B' || *p == 'b') {
+        p++;
+    }
+    if (*p)
+        return -1;
+    unsigned __int128 v = (mant << shift) / den;
+    if (v > UINT64_MAX)
+        return -1;
+    *out = (uint64_t)v;
+    return 0;
+}
+
+/* The category peaks of device, added on first use; NULL when out of memory. */
+static cat_peak_t *device_peaks(check_t *c, uint32_t device)
+{
+    for (size_t i = 0; i < c->n_devices; i++)
+        if (c->devices[i].device == device)
+            return &c->devices[i];
+    cat_peak_t *p = realloc(c->devices, (c->n_devices + 1) * sizeof(*p));
+    if (!p)
+        return NULL;
+    c->devices = p;
+    p = &c->devices[c->n_devices++];
+    memset(p, 0, sizeof(*p));
+    p->device = device;
+    return p;
+}
+
+static int on_record(void *ctx, const vt_reader_t *r, const vt_analysis_t *a, const vt_event_t *ev,
+                     const vt_live_t *old, const uint32_t *changed, int n_changed)
+{
+    check_t *c = ctx;
+    (void)r, (void)ev, (void)old;
+    for (int k = 0; k < n_changed; k++) {
+        const vt_device_stats_t *d = vt_stream_device(a, changed[k]);
+        cat_peak_t *p = d ? device_peaks(c, d->device) : NULL;
+        if (!p) {
+            c->oom |= d != NULL;
+            continue;
+        }
+        for (int i = 0; i < VT_CAT_COUNT; i++)
+            if (d->live_by_category[i] > p->bytes[i])
+                p->bytes[i] = d->live_by_category[i];
+    }
+    return 0;
+}
+
+/* The value and the limit as text, "1.5 GiB" (trailing zeros dropped); when the two read the
+ * same, the exact byte counts follow. */
+static void fmt_pair(uint64_t value, uint64_t limit, char *v, char *l, size_t cap)
+{
+    char *out[2] = {v, l};
+    uint64_t in[2] = {value, limit};
+    for (int i = 0; i < 2; i++) {
+        char buf[32], *dot, *unit;
+        vt_fmt_binary(in[i], buf, sizeof(buf));
+        if ((dot = strchr(buf, '.')) && (unit = strchr(dot, ' '))) {
+            char *end = unit;
+            while (end[-1] == '0')
+                end--;
+            if (end[-1] == '.')
+                end--;
+            memmove(end, unit, strlen(unit) + 1);
+        }
+        snprintf(out[i], cap, "%s", buf);
+    }
+    if (strcmp(v, l) == 0 && value != limit) {
+        char c1[32];
+        snprintf(v + strlen(v), cap - strlen(v), " (%s bytes)", vt_fmt_commas(value, c1, 32));
+        snprintf(l + strlen(l), cap - strlen(l), " (%s bytes)", vt_fmt_commas(limit, c1, 32));
+    }
+}
+
+int cmd_check(int argc, char **argv)
+{
+    const char *path = NULL;
+    uint64_t max_peak = NO_LIMIT, max_cat[VT_CAT_COUNT];
+    int any_limit = 0;
+    for (int c = 0; c < VT_CAT_COUNT; c++)
+        max_cat[c] = NO_LIMIT;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+            fputs(usage, stdout);
+            return 0;
+        }
+        const char *opt = NULL, *v = NULL;
+        if (strcmp(a, "--max-peak") == 0 || strcmp(a, "--max-category") == 0) {
+            opt = a;
+            if (!(v = argv[++i])) {
+                error("%s needs a value. See 'vramtrace check --help'.", opt);
+                return EXIT_USAGE;
+            }
+        } else if (strncmp(a, "--max-peak=", 11) == 0) {
+            opt = "--max-peak", v = a + 11;
+        } else if (strncmp(a, "--max-category=", 15) == 0) {
+            opt = "--max-category", v = a + 15;
+        } else if (a[0] == '-' && a[1]) {
+            error("unknown option '%s'. See 'vramtrace check --help'.", a);
+            return EXIT_USAGE;
+        } else if (path) {
+            error("check reads one trace: '%s' and '%s'", path, a);
+            return EXIT_USAGE;
+        } else {
+            path = a;
+            continue;
+        }
+        any_limit = 1;
+        if (strcmp(opt, "--max-peak") == 0) {
+            if (parse_size(v, &max_peak) != 0) {
+                error("--max-peak takes a size like 512MiB or 16GiB, not '%s'", v);
+                return EXIT_USAGE;
+            }
+            continue;
+        }
+        const char *eq = strchr(v, '=');
+        int cat = eq ? vt_category_from_name(v, (size_t)(eq - v)) : -1;
+        if (!eq) {
+            error("--max-category takes NAME=SIZE, not '%s'", v);
+            return EXIT_USAGE;
+        }
+        if (cat < 0) {
+            error("'%.*s' is not a category (weights, gradients, optimizer, activations, data, "
+                  "workspace, unknown)",
+                  (int)(eq - v), v);
+            return EXIT_USAGE;
+        }
+        if (parse_size(eq + 1, &max_cat[cat]) != 0) {
+            error("--max-category takes a size like 512MiB or 16GiB, not '%s'", eq + 1);
+            return EXIT_USAGE;
+        }
+    }
+    if (!path) {
+        error("check needs a trace file. See 'vramtrace check --help'.");
+        return EXIT_USAGE;
+    }
+    if (!any_limit) {
+        error("check needs a limit: --max-peak SIZE or --max-category NAME=SIZE");
+        return EXIT_USAGE;
+    }
+
+    vt_reader_t r;
+    vt_analysis_t a;
+    check_t c;
+    memset(&c, 0, sizeof(c));
+    int rc = vt_trace_stream(path, &r, &a, on_record, &c);
+    if (rc < 0) {
+        free(c.devices);
+        return 1;
+    }
+    if (c.oom)
+        rc = error("'%s': out of memory following the category peaks", path);
+    int over = 0;
+    char v[96], l[96];
+    if (max_peak != NO_LIMIT) {
+        const vt_device_stats_t *peak = vt_analysis_peak(&a);
+        uint64_t bytes = peak ? peak->peak_bytes : 0;
+        fmt_pair(bytes, max_peak, v, l, sizeof(v));
+        if (bytes > max_peak) {
+            error("peak %s on device %" PRIu32 " exceeds --max-peak %s", v, peak->device, l);
+            over = 1;
+        } else if (!rc) {
+            printf("ok: peak %s within %s\n", v, l);
+        }
+    }
+    for (int k = 0; k < VT_CAT_COUNT; k++) {
+        if (max_cat[k] == NO_LIMIT)
+            continue;
+        const cat_peak_t *worst = NULL;
+        for (size_t i = 0; i < c.n_devices; i++)
+            if (!worst || c.devices[i].bytes[k] > worst->bytes[k])
+                worst = &c.devices[i];
+        uint64_t bytes = worst ? worst->bytes[k] : 0;
+        fmt_pair(bytes, max_cat[k], v, l, sizeof(v));
+        if (bytes > max_cat[k]) {
+            error("%s peak %s on device %" PRIu32 " exceeds --max-category %s=%s",
+                  vt_category_names[k], v, worst->device, vt_category_names[k], l);
+            over = 1;
+        } else if (!rc) {
+            printf("ok: %s peak %s within %s\n", vt_category_names[k], v, l);
+        }
+    }
+    free(c.devices);
+    vt_analysis_release(&a);
+    vt_reader_release(&r);
+    return rc || over ? 1 : 0;
+}

@@ -1,0 +1,356 @@
+/* SPDX-License-Identifier: MIT */
+/* `vramtrace export FILE --format perfetto|folded|csv [-o OUT]`: a trace in a format other
+ * tools read. perfetto: Chrome trace-event JSON (ui.perfetto.dev, chrome://tracing) with one
+ * counter track per device, one series per category, and the phases as slices per thread.
+ * folded: the call-sites live at the device peak as "outer;...;leaf BYTES" lines
+ * (flamegraph.pl, speedscope). csv: one row per ALLOC and FREE. perfetto and csv stream the
+ * trace; folded replays it to the peak as `report` does: memory is bounded by the live set.
+ * Exit statuses: 0 ok, 1 unreadable or damaged trace (what came before the damage is still
+ * written) or an output error, 2 usage. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "stream.h"
+#include "symbolize.h"
+#include "util.h"
+
+int cmd_export(int argc, char **argv);
+
+#define MAX_FOLDED_FRAMES 256
+#define FRAME_CAP         512
+
+static const char usage[] =
+    "usage: vramtrace export FILE --format perfetto|folded|csv [-o OUT]\n"
+    "\n"
+    "Write a trace in another format, to OUT or stdout (-o - or no -o).\n"
+    "\n"
+    "    --format perfetto  Chrome trace-event JSON for ui.perfetto.dev: device\n"
+    "                       memory counters by category, phases as slices\n"
+    "    --format folded    the call-sites live at the device peak, one\n"
+    "                       \"outer;...;leaf BYTES\" line each, for flame graphs\n"
+    "    --format csv       one row per allocation and free: time_s,type,device,\n"
+    "                       series,category,address,size_bytes,stack_id\n"
+    "    -o, --output OUT   write to OUT instead of stdout\n"
+    "    -h, --help         show this help\n";
+
+enum { FMT_PERFETTO, FMT_FOLDED, FMT_CSV };
+
+static const char *const series_names[VT_TRACE_SERIES_COUNT] = {"device", "pinned", "managed",
+                                                                "imported"};
+
+typedef struct export_s {
+    int format;
+    const char *out_path; /* NULL: stdout */
+    FILE *out;            /* opened once the trace is known to be readable */
+    int open_failed;
+    uint64_t pid;
+    int n_events; /* perfetto: events written, for the commas */
+} export_t;
+
+/* Opens the output on first use, so an unreadable trace leaves no file behind. Returns 0 or -1
+ * (after a message). */
+static int out_open(export_t *x)
+{
+    if (x->out)
+        return 0;
+    if (x->open_failed)
+        return -1;
+    if (!x->out_path) {
+        x->out = stdout;
+    } else if (!(x->out = fopen(x->out_path, "w"))) {
+        x->open_failed = 1;
+        return error("cannot open '%s': %s", x->out_path, strerror(errno));
+    }
+    if (x->format == FMT_PERFETTO)
+        fputs("{\"traceEvents\":[", x->out);
+    else if (x->format == FMT_CSV)
+        fputs("time_s,type,device,series,category,address,size_bytes,stack_id\n", x->out);
+    return 0;
+}
+
+/* Closes the output, finishing the JSON. Returns 0 or -1 (after a message). */
+static int out_close(export_t *x)
+{
+    if (!x->out)
+        return 0;
+    if (x->format == FMT_PERFETTO)
+        fputs("\n],\"displayTimeUnit\":\"ns\"}\n", x->out);
+    if (x->out == stdout)
+        return 0; /* main checks stdout's writes */
+    int failed = ferror(x->out);
+    if (fclose(x->out) != 0 || failed)
+        return error("cannot write '%s': %s", x->out_path, strerror(errno ? errno : EIO));
+    return 0;
+}
+
+static void json_string(FILE *out, const char *s)
+{
+    fputc('"', out);
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\')
+            fprintf(out, "\\%c", c);
+        else if (c < 0x20)
+            fprintf(out, "\\u%04x", c);
+        else
+            fputc(c, out);
+    }
+    fputc('"', out);
+}
+
+/* The start of one trace event: the comma, name, phase, timestamp (microseconds from t0, to
+ * the nanosecond) and pid; the caller adds the rest and the closing brace. */
+static void event_begin(export_t *x, const vt_reader_t *r, const char *name, const char *ph,
+                        uint64_t t_ns)
+{
+    uint64_t ns = t_ns > r->t0_ns ? t_ns - r->t0_ns : 0;
+    fputs(x->n_events++ ? ",\n" : "\n", x->out);
+    fputs("{\"name\":", x->out);
+    json_string(x->out, name);
+    fprintf(x->out, ",\"ph\":\"%s\",\"ts\":%" PRIu64 ".%03" PRIu64 ",\"pid\":%" PRIu64, ph,
+            ns / 1000, ns % 1000, x->pid);
+}
+
+/* The OS thread id of a trace thread (its THREAD record), or the trace's number for it. */
+static uint64_t tid_of(const vt_reader_t *r, uint64_t thread)
+{
+    for (uint32_t i = 1; i < r->n_threads; i++)
+        if (r->threads[i].thread == thread)
+            return r->threads[i].os_tid ? r->threads[i].os_tid : thread;
+    return thread;
+}
+
+static void perfetto_record(export_t *x, const vt_reader_t *r, const vt_analysis_t *a,
+                            const vt_event_t *ev, const uint32_t *changed, int n_changed)
+{
+    char name[FRAME_CAP];
+    FILE *out = x->out;
+    switch (ev->type) {
+    case VT_REC_PROCESS: {
+        char buf[32];
+        if (vt_reader_process(r, "pid", buf, sizeof(buf)))
+            x->pid = strtoull(buf, NULL, 10);
+        if (!vt_reader_process(r, "exe", name, sizeof(name)))
+            snprintf(name, sizeof(name), "process");
+        event_begin(x, r, "process_name", "M", r->t0_ns);
+        fputs(",\"args\":{\"name\":", out);
+        json_string(out, name);
+        fputs("}}", out);
+        break;
+    }
+    case VT_REC_THREAD:
+        vt_reader_cstring(r, ev->u.thread.name_string_id, name, sizeof(name));
+        event_begin(x, r, "thread_name", "M", r->t0_ns);
+        fprintf(out, ",\"tid\":%" PRIu64 ",\"args\":{\"name\":",
+                ev->u.thread.os_tid ? ev->u.thread.os_tid : ev->u.thread.thread);
+        json_string(out, name);
+        fputs("}}", out);
+        break;
+    case VT_REC_PHASE_PUSH:
+    case VT_REC_PHASE_POP:
+    case VT_REC_MARK:
+        vt_reader_cstring(r, ev->u.phase.string_id, name, sizeof(name));
+        event_begin(x, r, name,
+                    ev->type == VT_REC_PHASE_PUSH  ? "B"
+                    : ev->type == VT_REC_PHASE_POP ? "E"
+                                                   : "i",
+                    ev->t_ns);
+        fprintf(out, ",\"tid\":%" PRIu64 "%s}", tid_of(r, ev->u.phase.thread),
+                ev->type == VT_REC_MARK ? ",\"s\":\"t\"" : "");
+        break;
+    case VT_REC_OOM:
+        event_begin(x, r, "out of memory", "i", ev->t_ns);
+        fprintf(out,
+                ",\"tid\":%" PRIu64 ",\"s\":\"p\",\"args\":{\"device\":%" PRIu32
+                ",\"requested_bytes\":%" PRIu64 "}}",
+                tid_of(r, ev->u.oom.thread), ev->u.oom.device, ev->u.oom.requested_bytes);
+        break;
+    default:
+        break;
+    }
+    for (int k = 0; k < n_changed; k++) {
+        const vt_device_stats_t *d = vt_stream_device(a, changed[k]);
+        if (!d)
+            continue;
+        snprintf(name, sizeof(name), "device %" PRIu32, d->device);
+        event_begin(x, r, name, "C", ev->t_ns);
+        fputs(",\"args\":{", out);
+        for (int c = 0; c < VT_CAT_COUNT; c++)
+            fprintf(out, "%s\"%s\":%" PRIu64, c ? "," : "", vt_category_names[c],
+                    d->live_by_category[c]);
+        fputs("}}", out);
+    }
+}
+
+static void csv_record(export_t *x, const vt_reader_t *r, const vt_event_t *ev,
+                       const vt_live_t *old)
+{
+    char t[48];
+    if (ev->type == VT_REC_ALLOC) {
+        unsigned series = ev->u.alloc.series;
+        unsigned cat = ev->u.alloc.category < VT_CAT_COUNT ? ev->u.alloc.category : VT_CAT_UNKNOWN;
+        fprintf(x->out, "%s,alloc,%" PRIu32 ",%s,%s,0x%" PRIx64 ",%" PRIu64 ",%" PRIu32 "\n",
+                vt_fmt_seconds6(r, ev->t_ns, t, sizeof(t)), ev->u.alloc.device,
+                series_names[series % VT_TRACE_SERIES_COUNT], vt_category_names[cat],
+                ev->u.alloc.address, ev->u.alloc.size_bytes, ev->u.alloc.stack_id);
+    } else if (ev->type == VT_REC_FREE) {
+        /* A free's device, category, size and stack are those of the allocation it frees;
+         * empty when the trace holds no such allocation. */
+        fprintf(x->out, "%s,free,", vt_fmt_seconds6(r, ev->t_ns, t, sizeof(t)));
+        if (old)
+            fprintf(x->out, "%" PRIu32 ",", old->device);
+        else
+            fputs(",", x->out);
+        fprintf(x->out, "%s,", series_names[ev->u.free.series % VT_TRACE_SERIES_COUNT]);
+        if (old)
+            fprintf(x->out, "%s,0x%" PRIx64 ",%" PRIu64 ",%" PRIu32 "\n",
+                    vt_category_names[old->category], ev->u.free.address, old->size_bytes,
+                    old->stack_id);
+        else
+            fprintf(x->out, ",0x%" PRIx64 ",,\n", ev->u.free.address);
+    }
+}
+
+static int on_record(void *ctx, const vt_reader_t *r, const vt_analysis_t *a, const vt_event_t *ev,
+                     const vt_live_t *old, const uint32_t *changed, int n_changed)
+{
+    export_t *x = ctx;
+    if (out_open(x) != 0)
+        return -1;
+    if (x->format == FMT_PERFETTO)
+        perfetto_record(x, r, a, ev, changed, n_changed);
+    else
+        csv_record(x, r, ev, old);
+    return 0;
+}
+
+/* folded: the call-sites live at the device peak, outermost frame first. */
+static int export_folded(export_t *x, const char *path)
+{
+    vt_reader_t r, r_peak;
+    vt_analysis_t a, a_peak;
+    int rc = vt_trace_load(path, &r, &a);
+    if (rc < 0)
+        return 1;
+    memset(&r_peak, 0, sizeof(r_peak));
+    vt_site_t *sites = NULL;
+    size_t n_sites = 0;
+    const vt_device_stats_t *peak = vt_analysis_peak(&a);
+    if (peak && peak->peak_bytes && peak->peak_record == UINT64_MAX)
+        error("warning: '%s': the peak is after the trace's cap: no call-sites to export", path);
+    /* Replay up to the record that made the peak, as report's peak_sites does. */
+    if (peak && peak->peak_bytes && peak->peak_record != UINT64_MAX &&
+        vt_reader_open(&r_peak, path) == 0) {
+        vt_analyze(&r_peak, &a_peak, peak->peak_record);
+        if (vt_analysis_sites(&a_peak, peak->device, &sites, &n_sites) != 0)
+            rc = error("'%s': out of memory grouping the call-sites", path);
+        vt_analysis_release(&a_peak);
+    }
+    vt_symbolizer_t sym, *symp = NULL;
+    if (n_sites && vt_symbolizer_init_trace(&sym, &r) == 0)
+        symp = &sym;
+    char(*frames)[FRAME_CAP] = n_sites ? malloc(MAX_FOLDED_FRAMES * sizeof(*frames)) : NULL;
+    if (n_sites && !frames)
+        rc = error("'%s': out of memory", path);
+    if (out_open(x) != 0)
+        rc = 1;
+    for (size_t i = 0; x->out && frames && i < n_sites; i++) {
+        int n = 0;
+        for (uint32_t id = sites[i].stack_id; id && n < MAX_FOLDED_FRAMES; n++) {
+            id = vt_symbolize_frame(symp, &r_peak, id, frames[n], FRAME_CAP);
+            for (char *p = frames[n]; (p = strchr(p, ';'));)
+                *p = ','; /* ';' separates the frames */
+        }
+        if (!n)
+            fputs("[no call-site]", x->out);
+        while (n-- > 0)
+            fprintf(x->out, "%s%s", frames[n], n ? ";" : "");
+        fprintf(x->out, " %" PRIu64 "\n", sites[i].bytes);
+    }
+    free(frames);
+    if (symp)
+        vt_symbolizer_release(symp);
+    free(sites);
+    vt_reader_release(&r_peak);
+    vt_analysis_release(&a);
+    vt_reader_release(&r);
+    return rc ? 1 : 0;
+}
+
+int cmd_export(int argc, char **argv)
+{
+    const char *path = NULL, *format = NULL;
+    export_t x;
+    memset(&x, 0, sizeof(x));
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        const char **value = NULL, *v = NULL;
+        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+            fputs(usage, stdout);
+            return 0;
+        } else if (strcmp(a, "--format") == 0 || strcmp(a, "-o") == 0 ||
+                   strcmp(a, "--output") == 0) {
+            value = a[1] == 'o' ? &x.out_path : a[2] == 'f' ? &format : &x.out_path;
+            if (!(v = argv[++i])) {
+                error("%s needs a value. See 'vramtrace export --help'.", a);
+                return EXIT_USAGE;
+            }
+        } else if (strncmp(a, "--format=", 9) == 0) {
+            value = &format, v = a + 9;
+        } else if (strncmp(a, "--output=", 9) == 0) {
+            value = &x.out_path, v = a + 9;
+        } else if (a[0] == '-' && a[1]) {
+            error("unknown option '%s'. See 'vramtrace export --help'.", a);
+            return EXIT_USAGE;
+        } else if (path) {
+            error("export reads one trace: '%s' and '%s'", path, a);
+            return EXIT_USAGE;
+        } else {
+            path = a;
+        }
+        if (value)
+            *value = v;
+    }
+    if (!path) {
+        error("export needs a trace file. See 'vramtrace export --help'.");
+        return EXIT_USAGE;
+    }
+    if (!format) {
+        error("export needs --format perfetto, folded or csv");
+        return EXIT_USAGE;
+    }
+    if (strcmp(format, "perfetto") == 0) {
+        x.format = FMT_PERFETTO;
+    } else if (strcmp(format, "folded") == 0) {
+        x.format = FMT_FOLDED;
+    } else if (strcmp(format, "csv") == 0) {
+        x.format = FMT_CSV;
+    } else {
+        error("unknown export format '%s': perfetto, folded or csv", format);
+        return EXIT_USAGE;
+    }
+    if (x.out_path && strcmp(x.out_path, "-") == 0)
+        x.out_path = NULL;
+
+    int rc;
+    if (x.format == FMT_FOLDED) {
+        rc = export_folded(&x, path);
+    } else {
+        vt_reader_t r;
+        vt_analysis_t a;
+        rc = vt_trace_stream(path, &r, &a, on_record, &x);
+        if (rc >= 0) {
+            if (out_open(&x) != 0)
+                rc = 1;
+            vt_analysis_release(&a);
+            vt_reader_release(&r);
+        }
+        rc = rc ? 1 : 0;
+    }
+    if (out_close(&x) != 0)
+        rc = 1;
+    return rc;
+}

@@ -1,0 +1,194 @@
+/* SPDX-License-Identifier: MIT */
+/* `vramtrace leaks FILE [--top N]`: the device memory still live when the process exited (or
+ * at the end of the trace when it did not exit cleanly), grouped by call-site and category,
+ * largest first, with symbolized frames. One pass with the reader: memory is bounded by the
+ * live set. Exit statuses: 0 ok (with or without leaks), 1 unreadable or damaged trace (what
+ * was live before the damage is still shown), 2 usage. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "symbolize.h"
+#include "trace_reader.h"
+#include "util.h"
+
+int cmd_leaks(int argc, char **argv);
+
+#define DEFAULT_TOP 10
+#define MAX_FRAMES  8
+#define FRAME_CAP   512
+
+static const char usage[] = "usage: vramtrace leaks FILE [--top N]\n"
+                            "\n"
+                            "The device memory never freed: what was live when the process\n"
+                            "exited (at the end of the trace when it did not exit cleanly), by\n"
+                            "call-site and category, largest first.\n"
+                            "\n"
+                            "    --top N      show the N largest call-sites (default 10; 0: all)\n"
+                            "    -h, --help   show this help\n";
+
+typedef struct leak_site_s {
+    vt_site_t site;
+    uint32_t device;
+} leak_site_t;
+
+static int by_bytes(const void *x, const void *y)
+{
+    const leak_site_t *a = x, *b = y;
+    if (a->site.bytes != b->site.bytes)
+        return a->site.bytes > b->site.bytes ? -1 : 1;
+    if (a->device != b->device)
+        return a->device < b->device ? -1 : 1;
+    if (a->site.stack_id != b->site.stack_id)
+        return a->site.stack_id < b->site.stack_id ? -1 : 1;
+    return (int)a->site.category - (int)b->site.category;
+}
+
+/* Every device's live call-sites in one array, largest first; NULL with *n 0 when none or out
+ * of memory (-1). */
+static int collect(const vt_analysis_t *a, leak_site_t **out, size_t *n_out)
+{
+    leak_site_t *all = NULL;
+    size_t n = 0;
+    *out = NULL;
+    *n_out = 0;
+    for (uint32_t i = 0; i < a->n_devices; i++) {
+        vt_site_t *s;
+        size_t m;
+        if (vt_analysis_sites(a, a->devices[i].device, &s, &m) != 0)
+            goto oom;
+        if (!m)
+            continue;
+        leak_site_t *grown = realloc(all, (n + m) * sizeof(*all));
+        if (!grown) {
+            free(s);
+            goto oom;
+        }
+        all = grown;
+        for (size_t k = 0; k < m; k++)
+            all[n++] = (leak_site_t){s[k], a->devices[i].device};
+        free(s);
+    }
+    if (n)
+        qsort(all, n, sizeof(*all), by_bytes);
+    *out = all;
+    *n_out = n;
+    return 0;
+oom:
+    free(all);
+    return -1;
+}
+
+static int parse_count(const char *s, size_t *out)
+{
+    char *end;
+    if (*s < '0' || *s > '9')
+        return -1;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (*end || v > SIZE_MAX)
+        return -1;
+    *out = (size_t)v;
+    return 0;
+}
+
+static void print_leaks(const char *path, const vt_reader_t *r, const vt_analysis_t *a,
+                        vt_symbolizer_t *sym, const leak_site_t *sites, size_t n_sites, size_t top)
+{
+    char b1[32], c1[32];
+    const char *when = r->seen_end ? "at exit" : "at the end of the trace";
+    uint64_t total = vt_analysis_leaked_bytes(a), n_allocs = 0;
+    uint32_t n_devices = 0;
+    for (size_t i = 0; i < n_sites; i++)
+        n_allocs += sites[i].site.n_allocs;
+    for (uint32_t i = 0; i < a->n_devices; i++)
+        n_devices += a->devices[i].live_bytes != 0;
+    printf("live %s in '%s': %s (%s bytes) in %" PRIu64 " allocation%s on %" PRIu32 " device%s\n",
+           when, path, vt_fmt_binary(total, b1, sizeof(b1)), vt_fmt_commas(total, c1, sizeof(c1)),
+           n_allocs, n_allocs == 1 ? "" : "s", n_devices, n_devices == 1 ? "" : "s");
+    for (uint32_t i = 0; i < a->n_devices; i++)
+        if (a->devices[i].live_bytes)
+            printf("  device %" PRIu32 ": %s\n", a->devices[i].device,
+                   vt_fmt_binary(a->devices[i].live_bytes, b1, sizeof(b1)));
+    size_t shown = top && top < n_sites ? top : n_sites;
+    printf("top %zu call-site%s of %zu:\n", shown, shown == 1 ? "" : "s", n_sites);
+    for (size_t i = 0; i < shown; i++) {
+        const vt_site_t *s = &sites[i].site;
+        printf("  %11s  %-11s %" PRIu64 " allocation%s on device %" PRIu32 "\n",
+               vt_fmt_binary(s->bytes, b1, sizeof(b1)), vt_category_names[s->category], s->n_allocs,
+               s->n_allocs == 1 ? "" : "s", sites[i].device);
+        if (!s->stack_id)
+            printf("      (no call-site recorded)\n");
+        int depth = 0;
+        for (uint32_t id = s->stack_id; id; depth++) {
+            char frame[FRAME_CAP];
+            if (depth == MAX_FRAMES) {
+                printf("      ...\n");
+                break;
+            }
+            id = vt_symbolize_frame(sym, r, id, frame, sizeof(frame));
+            printf("      %s\n", frame);
+        }
+    }
+}
+
+int cmd_leaks(int argc, char **argv)
+{
+    const char *path = NULL;
+    size_t top = DEFAULT_TOP;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+            fputs(usage, stdout);
+            return 0;
+        } else if (strcmp(a, "--top") == 0 || strncmp(a, "--top=", 6) == 0) {
+            const char *v = a[5] == '=' ? a + 6 : argv[++i];
+            if (!v) {
+                error("--top needs a number. See 'vramtrace leaks --help'.");
+                return EXIT_USAGE;
+            }
+            if (parse_count(v, &top) != 0) {
+                error("--top takes a count, not '%s'", v);
+                return EXIT_USAGE;
+            }
+        } else if (a[0] == '-' && a[1]) {
+            error("unknown option '%s'. See 'vramtrace leaks --help'.", a);
+            return EXIT_USAGE;
+        } else if (path) {
+            error("leaks reads one trace: '%s' and '%s'", path, a);
+            return EXIT_USAGE;
+        } else {
+            path = a;
+        }
+    }
+    if (!path) {
+        error("leaks needs a trace file. See 'vramtrace leaks --help'.");
+        return EXIT_USAGE;
+    }
+
+    vt_reader_t r;
+    vt_analysis_t a;
+    int rc = vt_trace_load(path, &r, &a);
+    if (rc < 0)
+        return 1;
+    leak_site_t *sites;
+    size_t n_sites;
+    if (collect(&a, &sites, &n_sites) != 0) {
+        error("'%s': out of memory grouping the call-sites", path);
+        rc = 1;
+    } else if (!n_sites) {
+        printf("no leaks in '%s'%s\n", path,
+               r.seen_end ? "" : " (nothing live at the end of the trace)");
+    } else {
+        vt_symbolizer_t sym, *symp = NULL;
+        if (vt_symbolizer_init_trace(&sym, &r) == 0)
+            symp = &sym;
+        print_leaks(path, &r, &a, symp, sites, n_sites, top);
+        if (symp)
+            vt_symbolizer_release(symp);
+    }
+    free(sites);
+    vt_analysis_release(&a);
+    vt_reader_release(&r);
+    return rc ? 1 : 0;
+}
