@@ -1,16 +1,20 @@
 /* SPDX-License-Identifier: MIT */
-/* `vramtrace report FILE [--json]`: the device peak with what was live at it by category and
- * call-site, each device's peak, the pinned host and managed peaks, totals and the OOMs, as
- * text or as the JSON of DESIGN.md §5. "The peak" is the largest single-device peak (the
- * lowest device number on a tie); devices[] lists every device. Times are from the PROCESS
- * record's t0. Exit statuses: 0 ok, 1 unreadable or damaged trace (a damaged one still gets
- * the report of what came before the damage), 2 usage. */
+/* `vramtrace report FILE [--json] [--budget MODEL [KEY=VALUE...]]`: the device peak with what
+ * was live at it by category and call-site, each device's peak, the pinned host and managed
+ * peaks, totals and the OOMs, as text or as the JSON of DESIGN.md §5; with --budget, the peak's
+ * categories next to the model's naive and realistic budgets (report_budget.c). "The peak" is
+ * the largest single-device peak (the lowest device number on a tie); devices[] lists every
+ * device. Times are from the PROCESS record's t0. Exit statuses: 0 ok, 1 unreadable or damaged
+ * trace or unreadable model file (a damaged trace still gets the report of what came before the
+ * damage), 2 usage (including the model's bad keys and values). */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "json.h"
+#include "kv.h"
+#include "report_budget.h"
 #include "symbolize.h"
 #include "trace_reader.h"
 #include "util.h"
@@ -21,14 +25,18 @@ int cmd_report(int argc, char **argv);
 #define TEXT_MAX_FRAMES 8
 #define FRAME_CAP       512
 
-static const char usage[] = "usage: vramtrace report FILE [--json]\n"
-                            "\n"
-                            "The device memory peak of a trace, what was live at it by category\n"
-                            "and call-site, the pinned host and managed peaks, totals and the\n"
-                            "out-of-memory errors.\n"
-                            "\n"
-                            "    --json       print JSON on stdout (keys: docs/trace-format.md)\n"
-                            "    -h, --help   show this help\n";
+static const char usage[] =
+    "usage: vramtrace report FILE [--json] [--budget MODEL [KEY=VALUE...]]\n"
+    "\n"
+    "The device memory peak of a trace, what was live at it by category\n"
+    "and call-site, the pinned host and managed peaks, totals and the\n"
+    "out-of-memory errors.\n"
+    "\n"
+    "    --json           print JSON on stdout (keys: docs/trace-format.md)\n"
+    "    --budget MODEL   compare the peak's categories with the naive and realistic\n"
+    "                     budgets of a model file (docs/budget.md); KEY=VALUE\n"
+    "                     arguments after it override the file's keys\n"
+    "    -h, --help       show this help\n";
 
 typedef struct report_s {
     const char *path;
@@ -38,7 +46,8 @@ typedef struct report_s {
     vt_reader_t r_peak; /* the second pass, stopped at the peak: call-sites */
     vt_site_t *sites;
     size_t n_sites;
-    vt_symbolizer_t *sym; /* names the native frames; NULL: hex addresses */
+    vt_symbolizer_t *sym;             /* names the native frames; NULL: hex addresses */
+    const vt_report_budget_t *budget; /* --budget: the model to compare with; else NULL */
 } report_t;
 
 /* Replays the trace up to the record that made the peak and groups what was live then by
@@ -168,6 +177,10 @@ static void print_text(const report_t *rep)
             }
         }
     }
+    if (rep->budget) {
+        static const uint64_t zero[VT_CAT_COUNT];
+        vt_report_budget_text(rep->budget, peak ? peak->peak_by_category : zero);
+    }
 }
 
 static void json_by_category(vt_json_t *j, const char *key, const uint64_t *by_category)
@@ -276,6 +289,8 @@ static void print_json(const report_t *rep)
         vt_json_end_object(&j);
     }
     vt_json_end_array(&j);
+    if (rep->budget)
+        vt_report_budget_json(&j, rep->budget, peak ? peak->peak_by_category : zero);
     vt_json_end_object(&j);
     vt_json_finish(&j);
 }
@@ -308,33 +323,67 @@ int vt_trace_load(const char *path, vt_reader_t *r, vt_analysis_t *a)
 
 int cmd_report(int argc, char **argv)
 {
-    const char *path = NULL;
+    const char *path = NULL, *model = NULL;
     int json = 0;
+    char err[512];
+    vt_kv_list_t keys; /* KEY=VALUE arguments after --budget */
+    vt_report_budget_t budget;
+
+    vt_kv_list_init(&keys);
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
             fputs(usage, stdout);
+            vt_kv_list_release(&keys);
             return 0;
         } else if (strcmp(a, "--json") == 0) {
             json = 1;
+        } else if (strcmp(a, "--budget") == 0 || strncmp(a, "--budget=", 9) == 0) {
+            const char *f = a[8] == '=' ? a + 9 : (i + 1 < argc ? argv[++i] : NULL);
+            if (!f || !*f) {
+                error("'--budget' needs a model file. See 'vramtrace report --help'.");
+                goto usage;
+            }
+            if (model) {
+                error("only one model file, please: '%s' and '%s'", model, f);
+                goto usage;
+            }
+            model = f;
         } else if (a[0] == '-' && a[1]) {
             error("unknown option '%s'. See 'vramtrace report --help'.", a);
-            return EXIT_USAGE;
+            goto usage;
+        } else if (model && strchr(a, '=')) {
+            /* After --budget FILE an argument with '=' is a model key (a trace named so goes
+             * before --budget). */
+            if (vt_kv_parse_arg(&keys, a, err, sizeof(err)) != 0) {
+                error("%s. See 'vramtrace report --help'.", err);
+                goto usage;
+            }
         } else if (path) {
             error("report reads one trace for now: '%s' and '%s'", path, a);
-            return EXIT_USAGE;
+            goto usage;
         } else {
             path = a;
         }
     }
     if (!path) {
         error("report needs a trace file. See 'vramtrace report --help'.");
-        return EXIT_USAGE;
+        goto usage;
     }
+    /* The model before the trace: a bad key costs no reading of a large trace. */
+    if (model) {
+        int brc = vt_report_budget_load(&budget, model, &keys);
+        if (brc != 0) {
+            vt_kv_list_release(&keys);
+            return brc;
+        }
+    }
+    vt_kv_list_release(&keys);
 
     report_t rep;
     memset(&rep, 0, sizeof(rep));
     rep.path = path;
+    rep.budget = model ? &budget : NULL;
     int rc = vt_trace_load(path, &rep.r, &rep.a);
     if (rc < 0)
         return 1;
@@ -358,4 +407,8 @@ int cmd_report(int argc, char **argv)
     vt_analysis_release(&rep.a);
     vt_reader_release(&rep.r);
     return rep.failed ? 1 : 0;
+
+usage:
+    vt_kv_list_release(&keys);
+    return EXIT_USAGE;
 }

@@ -114,6 +114,12 @@ void vt_json_string(vt_json_t *j, const char *key, const char *v)
     put_string(j->out, v);
 }
 
+void vt_json_literal(vt_json_t *j, const char *key, const char *literal)
+{
+    item(j, key);
+    fputs(literal, j->out);
+}
+
 void vt_json_finish(vt_json_t *j)
 {
     fputc('\n', j->out);

@@ -23,5 +23,7 @@ void vt_json_uint(vt_json_t *j, const char *key, uint64_t v);
 void vt_json_int(vt_json_t *j, const char *key, int64_t v);
 void vt_json_bool(vt_json_t *j, const char *key, int v);
 void vt_json_string(vt_json_t *j, const char *key, const char *v);
+/* A literal written as it is: a number the caller formatted, or null. */
+void vt_json_literal(vt_json_t *j, const char *key, const char *literal);
 void vt_json_finish(vt_json_t *j); /* the newline after the top-level value */
 #endif
