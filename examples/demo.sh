@@ -1,11 +1,21 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# `make demo`: runs the example training loop on the simulated CUDA device (or on the real GPU
-# when this machine has one), then the same program with libvramtrace.so preloaded.
+# `make demo`: traces an example training program with `vramtrace run` — on the simulated CUDA
+# device, or on the real GPU when this machine has one — then prints the report of its trace,
+# the theoretical budget of its model, and writes a Perfetto timeline.
 #   usage: examples/demo.sh [BUILD_DIR]
 set -eu
 build=${1:-build}
-for f in "$build/examples/train_loop" "$build/src/libvramtrace.so" "$build/tools/vramtrace"; do
+here=$(cd "$(dirname "$0")" && pwd)
+vt="$build/tools/vramtrace"
+
+# The CUDA MLP (real kernels) when nvcc built it, else the C training loop.
+if [ -x "$build/examples/train_mlp" ]; then
+    name=train_mlp args="5"
+else
+    name=train_loop args="3 64"
+fi
+for f in "$build/examples/$name" "$build/src/libvramtrace.so" "$vt"; do
     if [ ! -e "$f" ]; then
         echo "demo: '$f' is missing: build first (make demo does)" >&2
         exit 1
@@ -21,25 +31,26 @@ else
     simulate="--simulate=16G"
 fi
 
-vt="$build/tools/vramtrace"
 out=$(mktemp -d "${TMPDIR:-/tmp}/vramtrace-demo.XXXXXX")
-trace="$out/train_loop.vtr"
+trace="$out/$name.vtr"
 
 echo "== $("$vt" --version): demo on $device"
 echo
-echo "-- vramtrace run $simulate -o $trace -- examples/train_loop 3 64"
-echo "   (a 4-layer MLP, 3 steps, batch 64)"
-"$vt" run $simulate -o "$trace" -- "$build/examples/train_loop" 3 64
+echo "-- vramtrace run $simulate -o $trace -- examples/$name $args"
+# shellcheck disable=SC2086 # simulate and args are words
+"$vt" run $simulate -o "$trace" -- "$build/examples/$name" $args
 echo
 echo "-- vramtrace report $trace"
 "$vt" report "$trace"
 echo
-echo "-- what the model should need: vramtrace budget --model examples/models/train_loop.model"
-"$vt" budget --model "$(dirname "$0")/models/train_loop.model"
+echo "-- what the model should need: vramtrace budget --model examples/models/$name.model"
+"$vt" budget --model "$here/models/$name.model"
 echo
+"$vt" export "$trace" --format perfetto -o "$out/$name.perfetto.json"
 cat <<NEXT
-The trace is $trace; 'vramtrace report --json' gives the same as JSON and 'vramtrace oom' the
-out-of-memory post-mortem. Categories come from the function names of examples/train_loop.c
-through the default rules ('vramtrace rules --defaults'). Coming next: the measured-versus-budget
-comparison in the report, timelines, Perfetto and HTML exports.
+-- files
+   trace:    $trace   ('vramtrace report --json', 'oom', 'leaks', 'timeline --csv' read it)
+   timeline: $out/$name.perfetto.json   (open it at https://ui.perfetto.dev)
+Categories come from the function names of examples/$name through the default rules
+('vramtrace rules --defaults'); a rules file, NVTX ranges or annotations change them.
 NEXT
