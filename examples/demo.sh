@@ -1,8 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # `make demo`: traces an example training program with `vramtrace run` — on the simulated CUDA
-# device, or on the real GPU when this machine has one — then prints the report of its trace,
-# the theoretical budget of its model, and writes a Perfetto timeline.
+# device, or on the real GPU when this machine has one — then prints the report of its trace next
+# to the theoretical budget of its model, and writes a Perfetto timeline.
 #   usage: examples/demo.sh [BUILD_DIR]
 set -eu
 build=${1:-build}
@@ -40,11 +40,8 @@ echo "-- vramtrace run $simulate -o $trace -- examples/$name $args"
 # shellcheck disable=SC2086 # simulate and args are words
 "$vt" run $simulate -o "$trace" -- "$build/examples/$name" $args
 echo
-echo "-- vramtrace report $trace"
-"$vt" report "$trace"
-echo
-echo "-- what the model should need: vramtrace budget --model examples/models/$name.model"
-"$vt" budget --model "$here/models/$name.model"
+echo "-- vramtrace report $trace --budget examples/models/$name.model"
+"$vt" report "$trace" --budget "$here/models/$name.model"
 echo
 "$vt" export "$trace" --format perfetto -o "$out/$name.perfetto.json"
 cat <<NEXT
