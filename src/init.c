@@ -139,8 +139,8 @@ void vt_reset_after_fork(void)
 }
 
 /* vt_set_paused: vramtrace_pause/resume. Not nested: one resume undoes any number of pauses,
- * like cudaProfilerStart/Stop. Nothing is recorded yet either way; the flag is for the
- * tracker. AS-safe. */
+ * like cudaProfilerStart/Stop. While paused, the shims record no new allocations (frees are
+ * still seen, so memory allocated before the pause leaves the books). AS-safe. */
 void vt_set_paused(bool paused)
 {
     atomic_store_explicit(&vt_paused_, paused, memory_order_relaxed);

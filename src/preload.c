@@ -95,6 +95,10 @@ static void record_alloc(int rc, vt_series_t series, enum device_from from, uint
             vt_oom_report(device, api, size_bytes, &cs);
         return;
     }
+    /* vramtrace_pause(): allocations made now are not tracked; their frees, later, count as
+     * unmatched, never as negative memory. */
+    if (vt_is_paused())
+        return;
     int device = 0;
     if (from == DEVICE_OF_POINTER)
         device = vt_device_of_pointer(key);
@@ -426,7 +430,7 @@ VT_EXPORT CUresult cuMemCreate(CUmemGenericAllocationHandle *handle, size_t size
     VT_ENTER(cuMemCreate, CU_NOT_FOUND, (handle, size, prop, flags));
     CUresult rc = real(handle, size, prop, flags);
     int saved_errno = errno;
-    if (rc == CUDA_SUCCESS) {
+    if (rc == CUDA_SUCCESS && !vt_is_paused()) {
         /* HOST, HOST_NUMA and HOST_NUMA_CURRENT locations are page-locked host memory
          * (NCCL's cuMem host path), not device memory. */
         bool on_device = prop->location.type == CU_MEM_LOCATION_TYPE_DEVICE;

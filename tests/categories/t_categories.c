@@ -4,7 +4,8 @@
  * depth limit are checked against it (run_categories.sh compares the library's per-category exit
  * report). Each function stays a frame of its own (noinline), and the program is linked with
  * -rdynamic for some names and not for others (static functions come from .symtab).
- *   usage: t_categories [annotate]      annotate: wrap one step in vramtrace_category_push */
+ *   usage: t_categories [annotate]      annotate: wrap one step in vramtrace_category_push, and
+ *                                       pause around another */
 #include <stdio.h>
 #include <string.h>
 #include "sim_test.h"
@@ -107,6 +108,9 @@ int main(int argc, char **argv)
         VRAMTRACE_CATEGORY_POP();
         VRAMTRACE_CATEGORY_POP();
         plain_helper(); /* the rules again: unknown */
+        VRAMTRACE_PAUSE();
+        plain_helper(); /* paused: not recorded (its free is then unmatched) */
+        VRAMTRACE_RESUME();
     }
     while (n_live > 0)
         cuMemFree_v2(live[--n_live]);
