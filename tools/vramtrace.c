@@ -26,6 +26,7 @@ int cmd_leaks(int argc, char **argv);
 int cmd_timeline(int argc, char **argv);
 int cmd_check(int argc, char **argv);
 int cmd_export(int argc, char **argv);
+int cmd_diff(int argc, char **argv);
 
 static const cmd_t commands[] = {
     {"run", cmd_run, "trace a command: run [-o FILE] -- CMD [ARGS]"},
@@ -38,7 +39,7 @@ static const cmd_t commands[] = {
     {"html", NULL, "self-contained HTML report"},
     {"budget", cmd_budget, "theoretical memory budget: budget [--model FILE] [KEY=VALUE...]"},
     {"rules", cmd_rules, "category rules: rules --defaults | --check FILE"},
-    {"diff", NULL, "compare two traces"},
+    {"diff", cmd_diff, "what changed between two runs: diff A B [--json] [--top N]"},
     {"help", cmd_help, "show this help"},
     {"version", cmd_version, "print the version"},
 };
