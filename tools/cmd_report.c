@@ -1,12 +1,15 @@
 /* SPDX-License-Identifier: MIT */
-/* `vramtrace report FILE [--json] [--budget MODEL [KEY=VALUE...]]`: the device peak with what
- * was live at it by category and call-site, each device's peak, the pinned host and managed
- * peaks, totals and the OOMs, as text or as the JSON of DESIGN.md §5; with --budget, the peak's
- * categories next to the model's naive and realistic budgets (report_budget.c). "The peak" is
+/* `vramtrace report FILE [--json] [--rules RULES] [--budget MODEL [KEY=VALUE...]]`: the device
+ * peak with what was live at it by category and call-site, each device's peak, the pinned host
+ * and managed peaks, totals and the OOMs, as text or as the JSON of DESIGN.md §5; with --rules,
+ * every allocation's category decided again offline by the rules of RULES (recategorize.c);
+ * with --budget, the peak's categories next to the model's naive and realistic budgets
+ * (report_budget.c). "The peak" is
  * the largest single-device peak (the lowest device number on a tie); devices[] lists every
  * device. Times are from the PROCESS record's t0. Exit statuses: 0 ok, 1 unreadable or damaged
- * trace or unreadable model file (a damaged trace still gets the report of what came before the
- * damage), 2 usage (including the model's bad keys and values). */
+ * trace, unreadable model or rules file (a damaged trace still gets the report of what came
+ * before the damage), 2 usage (including the model's bad keys and values and a bad rules line). */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +17,7 @@
 
 #include "json.h"
 #include "kv.h"
+#include "recategorize.h"
 #include "report_budget.h"
 #include "symbolize.h"
 #include "trace_reader.h"
@@ -26,13 +30,15 @@ int cmd_report(int argc, char **argv);
 #define FRAME_CAP       512
 
 static const char usage[] =
-    "usage: vramtrace report FILE [--json] [--budget MODEL [KEY=VALUE...]]\n"
+    "usage: vramtrace report FILE [--json] [--rules RULES] [--budget MODEL [KEY=VALUE...]]\n"
     "\n"
     "The device memory peak of a trace, what was live at it by category\n"
     "and call-site, the pinned host and managed peaks, totals and the\n"
     "out-of-memory errors.\n"
     "\n"
     "    --json           print JSON on stdout (keys: docs/trace-format.md)\n"
+    "    --rules RULES    decide every allocation's category again with the rules\n"
+    "                     of file RULES instead of the recorded ones (docs/categories.md)\n"
     "    --budget MODEL   compare the peak's categories with the naive and realistic\n"
     "                     budgets of a model file (docs/budget.md); KEY=VALUE\n"
     "                     arguments after it override the file's keys\n"
@@ -48,6 +54,8 @@ typedef struct report_s {
     size_t n_sites;
     vt_symbolizer_t *sym;             /* names the native frames; NULL: hex addresses */
     const vt_report_budget_t *budget; /* --budget: the model to compare with; else NULL */
+    const char *rules_path;           /* --rules: the file; else NULL */
+    vt_recategorizer_t *recat;        /* --rules: decides the categories; else NULL */
 } report_t;
 
 /* Replays the trace up to the record that made the peak and groups what was live then by
@@ -57,7 +65,10 @@ static void peak_sites(report_t *rep, const vt_device_stats_t *peak)
     vt_analysis_t a;
     if (vt_reader_open(&rep->r_peak, rep->path) != 0)
         return;
-    vt_analyze(&rep->r_peak, &a, peak->peak_record);
+    if (rep->recat)
+        vt_recategorizer_rewind(rep->recat);
+    vt_analyze_recategorized(&rep->r_peak, &a, peak->peak_record,
+                             rep->recat ? vt_recategorize : NULL, rep->recat);
     if (vt_analysis_sites(&a, peak->device, &rep->sites, &rep->n_sites) != 0)
         rep->n_sites = 0;
     vt_analysis_release(&a);
@@ -109,6 +120,8 @@ static void print_text(const report_t *rep)
     char b1[32], b2[32], s1[32], name[256], api[128];
 
     print_process(rep);
+    if (rep->rules_path)
+        printf("categories: by the rules of '%s'\n", rep->rules_path);
     if (!peak) {
         printf("device peak: 0 B (no device memory allocated)\n");
     } else {
@@ -203,6 +216,8 @@ static void print_json(const report_t *rep)
     vt_json_init(&j, stdout);
     vt_json_begin_object(&j, NULL);
     vt_json_string(&j, "file", rep->path);
+    if (rep->rules_path)
+        vt_json_string(&j, "rules", rep->rules_path);
     snprintf(buf, sizeof(buf), "%u.%u", r->major, r->minor);
     vt_json_string(&j, "format_version", buf);
     vt_json_bool(&j, "exit_clean", r->seen_end);
@@ -295,15 +310,15 @@ static void print_json(const report_t *rep)
     vt_json_finish(&j);
 }
 
-/* vt_trace_load (trace_reader.h): the loading and the messages `report` and `oom` share. */
-int vt_trace_load(const char *path, vt_reader_t *r, vt_analysis_t *a)
+/* vt_trace_load with the categories decided by recat (NULL: the recorded ones). */
+static int trace_load(const char *path, vt_reader_t *r, vt_analysis_t *a, vt_recategorizer_t *recat)
 {
     if (vt_reader_open(r, path) != 0) {
         error("%s", r->err);
         vt_reader_release(r);
         return -1;
     }
-    if (vt_analyze(r, a, UINT64_MAX) != 0) {
+    if (vt_analyze_recategorized(r, a, UINT64_MAX, recat ? vt_recategorize : NULL, recat) != 0) {
         error("%s; showing the %" PRIu64 " records before it", r->err, r->n_records);
         return 1;
     }
@@ -321,9 +336,52 @@ int vt_trace_load(const char *path, vt_reader_t *r, vt_analysis_t *a)
     return 0;
 }
 
+/* vt_trace_load (trace_reader.h): the loading and the messages `report` and `oom` share. */
+int vt_trace_load(const char *path, vt_reader_t *r, vt_analysis_t *a)
+{
+    return trace_load(path, r, a, NULL);
+}
+
+/* Reads and parses the rules file path into *rules (static: 40 KiB). Returns 0, 1 when it cannot
+ * be read, 2 for a bad line (both said on stderr). */
+static int load_rules(const char *path, vt_rules_t *rules)
+{
+    size_t len = 0;
+    char *text = read_file(path, &len), err[256];
+    if (!text) {
+        error("cannot read rules '%s': %s", path, strerror(errno));
+        return 1;
+    }
+    int bad_line = vt_rules_parse(rules, text, len, err, sizeof(err));
+    free(text);
+    if (bad_line) {
+        error("rules '%s' line %d: %s", path, bad_line, err);
+        return EXIT_USAGE;
+    }
+    return 0;
+}
+
+/* A symbolizer for the modules of the whole trace at path: the rules need it while the trace
+ * streams by, and a module may be recorded after the first stacks (the reader stops at damage,
+ * with the modules before it). Returns 0, or -1 when the trace cannot be read or no memory. */
+static int symbolizer_for_trace(const char *path, vt_symbolizer_t *sym)
+{
+    vt_reader_t r;
+    vt_event_t ev;
+    if (vt_reader_open(&r, path) != 0) {
+        vt_reader_release(&r);
+        return -1;
+    }
+    while (vt_reader_next(&r, &ev) > 0)
+        ;
+    int rc = vt_symbolizer_init_trace(sym, &r);
+    vt_reader_release(&r);
+    return rc;
+}
+
 int cmd_report(int argc, char **argv)
 {
-    const char *path = NULL, *model = NULL;
+    const char *path = NULL, *model = NULL, *rules_path = NULL;
     int json = 0;
     char err[512];
     vt_kv_list_t keys; /* KEY=VALUE arguments after --budget */
@@ -349,6 +407,17 @@ int cmd_report(int argc, char **argv)
                 goto usage;
             }
             model = f;
+        } else if (strcmp(a, "--rules") == 0 || strncmp(a, "--rules=", 8) == 0) {
+            const char *f = a[7] == '=' ? a + 8 : (i + 1 < argc ? argv[++i] : NULL);
+            if (!f || !*f) {
+                error("'--rules' needs a rules file. See 'vramtrace report --help'.");
+                goto usage;
+            }
+            if (rules_path) {
+                error("only one rules file, please: '%s' and '%s'", rules_path, f);
+                goto usage;
+            }
+            rules_path = f;
         } else if (a[0] == '-' && a[1]) {
             error("unknown option '%s'. See 'vramtrace report --help'.", a);
             goto usage;
@@ -379,27 +448,49 @@ int cmd_report(int argc, char **argv)
         }
     }
     vt_kv_list_release(&keys);
+    /* The rules before the trace too, for the same reason. */
+    static vt_rules_t rules;
+    if (rules_path) {
+        int rrc = load_rules(rules_path, &rules);
+        if (rrc != 0)
+            return rrc;
+    }
 
     report_t rep;
     memset(&rep, 0, sizeof(rep));
     rep.path = path;
     rep.budget = model ? &budget : NULL;
-    int rc = vt_trace_load(path, &rep.r, &rep.a);
-    if (rc < 0)
+    rep.rules_path = rules_path;
+    vt_symbolizer_t sym;
+    vt_recategorizer_t recat;
+    int have_sym = 0;
+    if (rules_path) {
+        have_sym = symbolizer_for_trace(path, &sym) == 0;
+        vt_recategorizer_init(&recat, &rules, have_sym ? &sym : NULL);
+        rep.recat = &recat;
+    }
+    int rc = trace_load(path, &rep.r, &rep.a, rep.recat);
+    if (rc < 0) {
+        if (rep.recat)
+            vt_recategorizer_release(rep.recat);
+        if (have_sym)
+            vt_symbolizer_release(&sym);
         return 1;
+    }
     rep.failed = rc > 0;
     const vt_device_stats_t *peak = vt_analysis_peak(&rep.a);
     /* A peak reached after a cap has no live set in the trace to group by call-site. */
     if (peak && peak->peak_bytes && peak->peak_record != UINT64_MAX)
         peak_sites(&rep, peak);
     /* The whole trace's modules: a library may be recorded after the peak's stacks. */
-    vt_symbolizer_t sym;
-    if (vt_symbolizer_init_trace(&sym, &rep.r) == 0)
+    if (have_sym || vt_symbolizer_init_trace(&sym, &rep.r) == 0)
         rep.sym = &sym;
     if (json)
         print_json(&rep);
     else
         print_text(&rep);
+    if (rep.recat)
+        vt_recategorizer_release(rep.recat);
     if (rep.sym)
         vt_symbolizer_release(rep.sym);
     free(rep.sites);

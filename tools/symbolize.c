@@ -34,7 +34,7 @@ struct vt_sym_mod_s {
 struct vt_sym_entry_s {
     uint64_t ip;
     int used, known;
-    vt_sym_frame_t frame; /* function and inlined_in are owned; file belongs to the Dwfl */
+    vt_sym_frame_t frame; /* function, inlined_in and symbol are owned; file: the Dwfl's */
 };
 
 /* ---- modules ------------------------------------------------------------------------------- */
@@ -123,6 +123,7 @@ void vt_symbolizer_release(vt_symbolizer_t *s)
     for (size_t i = 0; i < s->cap_cache; i++) {
         free((char *)s->cache[i].frame.function);
         free((char *)s->cache[i].frame.inlined_in);
+        free((char *)s->cache[i].frame.symbol);
     }
     free(s->cache);
 #ifdef VT_HAVE_LIBDW
@@ -232,28 +233,36 @@ static void lookup(struct vt_sym_mod_s *m, uint64_t ip, struct vt_sym_entry_s *e
     Dwarf_Addr pc = ip - 1;
     char *inner = NULL, *outer = NULL;
     lookup_inlined(mod, pc, &inner, &outer);
+    const char *name = dwfl_module_addrname(mod, pc);
+    char *raw = name ? strdup(name) : NULL, *plain = NULL;
+    if (raw) {
+        /* .symtab spells versioned symbols "__libc_start_main@@GLIBC_2.34": the version
+         * says nothing about the call-site (and no mangled name holds an '@'). */
+        char *at = strchr(raw, '@');
+        if (at && at != raw)
+            *at = '\0';
+        plain = vt_symbolize_demangle(raw);
+    }
     if (inner && outer) {
         e->frame.function = inner;
         e->frame.inlined_in = outer;
+        free(plain);
     } else {
         free(inner);
         free(outer);
-        const char *name = dwfl_module_addrname(mod, pc);
-        char *plain = name ? strdup(name) : NULL;
         if (plain) {
-            /* .symtab spells versioned symbols "__libc_start_main@@GLIBC_2.34": the version
-             * says nothing about the call-site (and no mangled name holds an '@'). */
-            char *at = strchr(plain, '@');
-            if (at && at != plain)
-                *at = '\0';
-            char *d = vt_symbolize_demangle(plain);
-            if (d) {
-                free(plain);
-                plain = d;
-            }
+            e->frame.function = plain;
+        } else {
+            e->frame.function = raw;
+            raw = NULL;
         }
-        e->frame.function = plain;
     }
+    /* `report --rules` matches func: globs against the raw name too, as the capture library
+     * does (dladdr gives it mangled), and against the symbol an inlined function landed in. */
+    if (raw && e->frame.function && strcmp(raw, e->frame.function) != 0)
+        e->frame.symbol = raw;
+    else
+        free(raw);
     Dwfl_Line *line = dwfl_module_getsrc(mod, pc);
     if (line) {
         int lineno = 0;

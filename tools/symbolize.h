@@ -27,6 +27,8 @@ typedef struct vt_sym_frame_s {
     unsigned line;          /* 0: unknown */
     const char *module;     /* the basename of the object holding the ip */
     const char *inlined_in; /* function was inlined into this one at the ip */
+    const char *symbol;     /* the ELF symbol holding the ip as the symbol table spells it
+                             * (mangled), when it differs from function; else NULL */
     bool stale;             /* the module's file has another build-id than the traced one */
 } vt_sym_frame_t;
 

@@ -721,6 +721,9 @@ static void apply_peak(vt_analysis_t *a, const vt_event_t *ev)
 
 int vt_analysis_apply(vt_analysis_t *a, vt_reader_t *r, const vt_event_t *ev)
 {
+    int recategorized = -1;
+    if (a->recategorize && (recategorized = a->recategorize(a->recategorize_ctx, r, ev)) < 0)
+        return fail(r, "'%s': out of memory at byte %" PRIu64, r->path, ev->offset);
     switch (ev->type) {
     case VT_REC_ALLOC: {
         /* Totals count the program's calls; implicit entries only move memory. */
@@ -734,6 +737,8 @@ int vt_analysis_apply(vt_analysis_t *a, vt_reader_t *r, const vt_event_t *ev)
                        .handle = ev->u.alloc.handle,
                        .category = ev->u.alloc.category < VT_CAT_COUNT ? ev->u.alloc.category
                                                                        : VT_CAT_UNKNOWN};
+        if (recategorized >= 0)
+            e.category = recategorized < VT_CAT_COUNT ? (uint8_t)recategorized : VT_CAT_UNKNOWN;
         /* The same address again without a free in between: the free was not seen. */
         vt_live_t *old = live_find(a, e.series, e.handle, e.address);
         if (old) {
@@ -795,7 +800,15 @@ int vt_analysis_apply(vt_analysis_t *a, vt_reader_t *r, const vt_event_t *ev)
 
 int vt_analyze(vt_reader_t *r, vt_analysis_t *a, uint64_t stop_after)
 {
+    return vt_analyze_recategorized(r, a, stop_after, NULL, NULL);
+}
+
+int vt_analyze_recategorized(vt_reader_t *r, vt_analysis_t *a, uint64_t stop_after,
+                             vt_recategorize_fn fn, void *ctx)
+{
     memset(a, 0, sizeof(*a));
+    a->recategorize = fn;
+    a->recategorize_ctx = ctx;
     vt_event_t ev;
     while (r->n_records < stop_after && vt_reader_next(r, &ev) > 0)
         if (vt_analysis_apply(a, r, &ev) != 0)

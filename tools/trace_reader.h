@@ -210,6 +210,11 @@ typedef struct vt_oom_s {
     uint64_t live_bytes[VT_CAT_COUNT];
 } vt_oom_t;
 
+/* An analysis hook (`report --rules`): called by vt_analysis_apply with every record before it
+ * is applied; returns the category (vt_category_t) an ALLOC gets instead of the recorded one, any
+ * value >= 0 for the other records, or -1 when out of memory. */
+typedef int (*vt_recategorize_fn)(void *ctx, const vt_reader_t *r, const vt_event_t *ev);
+
 typedef struct vt_analysis_s {
     vt_device_stats_t *devices; /* sorted by device number */
     uint32_t n_devices, cap_devices;
@@ -222,6 +227,8 @@ typedef struct vt_analysis_s {
     uint32_t n_ooms, cap_ooms;
     vt_live_t *live; /* open addressing on (series, handle flag, address) */
     size_t n_live, cap_live;
+    vt_recategorize_fn recategorize; /* NULL: ALLOCs keep their recorded category */
+    void *recategorize_ctx;
 } vt_analysis_t;
 
 /* vt_analyze: reads the records of r into a (zeroed here) up to and including record number
@@ -229,6 +236,11 @@ typedef struct vt_analysis_s {
  * to the end (or stopped), -1 the reader failed (a holds what came before). */
 int vt_analyze(vt_reader_t *r, vt_analysis_t *a, uint64_t stop_after);
 void vt_analysis_release(vt_analysis_t *a);
+
+/* vt_analyze_recategorized: vt_analyze with a hook deciding the category of each ALLOC (fn NULL:
+ * vt_analyze itself). */
+int vt_analyze_recategorized(vt_reader_t *r, vt_analysis_t *a, uint64_t stop_after,
+                             vt_recategorize_fn fn, void *ctx);
 
 /* vt_analysis_apply: one record ev of r into a (zeroed by the caller before the first), for
  * commands that look at the analysis as the trace streams by; vt_analyze is a loop of it.
