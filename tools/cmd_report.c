@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
-/* `vramtrace report FILE [--json] [--rules RULES] [--budget MODEL [KEY=VALUE...]]`: the device
- * peak with what was live at it by category and call-site, each device's peak, the pinned host
+/* `vramtrace report FILE [--json] [--at TIME] [--category NAME] [--top N] [--rules RULES]
+ * [--budget MODEL [KEY=VALUE...]]`: the device peak with what was live at it by category and
+ * call-site (with --at, what was live at TIME on every device instead; with --category, only
+ * that category's call-sites, and its own peak), each device's peak, the pinned host
  * and managed peaks, totals and the OOMs, as text or as the JSON of DESIGN.md §5; with --rules,
  * every allocation's category decided again offline by the rules of RULES (recategorize.c);
  * with --budget, the peak's categories next to the model's naive and realistic budgets
@@ -25,18 +27,26 @@
 
 int cmd_report(int argc, char **argv);
 
-#define TOP_SITES       10
+#define TOP_SITES       10 /* the default of --top */
 #define TEXT_MAX_FRAMES 8
 #define FRAME_CAP       512
 
 static const char usage[] =
-    "usage: vramtrace report FILE [--json] [--rules RULES] [--budget MODEL [KEY=VALUE...]]\n"
+    "usage: vramtrace report FILE [--json] [--at TIME] [--category NAME] [--top N]\n"
+    "                        [--rules RULES] [--budget MODEL [KEY=VALUE...]]\n"
     "\n"
     "The device memory peak of a trace, what was live at it by category\n"
     "and call-site, the pinned host and managed peaks, totals and the\n"
     "out-of-memory errors.\n"
     "\n"
     "    --json           print JSON on stdout (keys: docs/trace-format.md)\n"
+    "    --at TIME        what was live at TIME instead of at the peak, on every\n"
+    "                     device: seconds from the start of the trace (3.2, 3.2s),\n"
+    "                     or 1500ms, 250us, 10ns; after the end: the end\n"
+    "    --category NAME  list only the call-sites of category NAME (weights,\n"
+    "                     gradients, optimizer, activations, data, workspace,\n"
+    "                     unknown) and show that category's own peak\n"
+    "    --top N          show the N largest call-sites (default 10; 0: all)\n"
     "    --rules RULES    decide every allocation's category again with the rules\n"
     "                     of file RULES instead of the recorded ones (docs/categories.md)\n"
     "    --budget MODEL   compare the peak's categories with the naive and realistic\n"
@@ -56,6 +66,13 @@ typedef struct report_s {
     const vt_report_budget_t *budget; /* --budget: the model to compare with; else NULL */
     const char *rules_path;           /* --rules: the file; else NULL */
     vt_recategorizer_t *recat;        /* --rules: decides the categories; else NULL */
+    size_t top;                       /* --top: call-sites shown; 0 all */
+    int category;                     /* --category: the one listed; else -1 */
+    int have_at;                      /* --at given */
+    uint64_t at_ns;                   /* --at: from t0, clamped to the end of the trace */
+    int at_after_end;                 /* --at asked for a time after the end */
+    vt_analysis_t at;                 /* --at: the live set then (second pass, in r_peak) */
+    uint32_t sites_device;            /* the device rep->sites are of */
 } report_t;
 
 /* Replays the trace up to the record that made the peak and groups what was live then by
@@ -71,7 +88,76 @@ static void peak_sites(report_t *rep, const vt_device_stats_t *peak)
                              rep->recat ? vt_recategorize : NULL, rep->recat);
     if (vt_analysis_sites(&a, peak->device, &rep->sites, &rep->n_sites) != 0)
         rep->n_sites = 0;
+    rep->sites_device = peak->device;
     vt_analysis_release(&a);
+}
+
+/* The device with the most bytes live in a (the lowest number on a tie), or NULL with none. */
+static const vt_device_stats_t *most_live(const vt_analysis_t *a)
+{
+    const vt_device_stats_t *best = NULL;
+    for (uint32_t i = 0; i < a->n_devices; i++)
+        if (!best || a->devices[i].live_bytes > best->live_bytes)
+            best = &a->devices[i];
+    return best && best->live_bytes ? best : NULL;
+}
+
+/* --at: replays the trace up to rep->at_ns into rep->at and groups what was live then on the
+ * device with the most by call-site. Memory stays bounded by the live set, as for the peak. */
+static void at_sites(report_t *rep)
+{
+    if (vt_reader_open(&rep->r_peak, rep->path) != 0)
+        return;
+    if (rep->recat)
+        vt_recategorizer_rewind(rep->recat);
+    vt_analyze_until(&rep->r_peak, &rep->at, rep->r.t0_ns + rep->at_ns,
+                     rep->recat ? vt_recategorize : NULL, rep->recat);
+    const vt_device_stats_t *d = most_live(&rep->at);
+    if (!d)
+        return;
+    if (vt_analysis_sites(&rep->at, d->device, &rep->sites, &rep->n_sites) != 0)
+        rep->n_sites = 0;
+    rep->sites_device = d->device;
+}
+
+/* --category: keeps the call-sites of that category, in order. */
+static void filter_sites(report_t *rep)
+{
+    size_t m = 0;
+    for (size_t i = 0; i < rep->n_sites; i++)
+        if (rep->sites[i].category == rep->category)
+            rep->sites[m++] = rep->sites[i];
+    rep->n_sites = m;
+}
+
+/* The live bytes of device in a, by category, into by_category; returns the total. */
+static uint64_t live_on(const vt_analysis_t *a, uint32_t device, uint64_t *by_category)
+{
+    memset(by_category, 0, VT_CAT_COUNT * sizeof(*by_category));
+    for (uint32_t i = 0; i < a->n_devices; i++)
+        if (a->devices[i].device == device) {
+            memcpy(by_category, a->devices[i].live_by_category,
+                   VT_CAT_COUNT * sizeof(*by_category));
+            return a->devices[i].live_bytes;
+        }
+    return 0;
+}
+
+/* The device where category c peaked highest (the lowest number on a tie), or NULL if c never
+ * had device memory. */
+static const vt_device_stats_t *category_peak(const vt_analysis_t *a, int c)
+{
+    const vt_device_stats_t *best = NULL;
+    for (uint32_t i = 0; i < a->n_devices; i++)
+        if (a->devices[i].cat_peak_bytes[c] &&
+            (!best || a->devices[i].cat_peak_bytes[c] > best->cat_peak_bytes[c]))
+            best = &a->devices[i];
+    return best;
+}
+
+static size_t n_shown(const report_t *rep)
+{
+    return rep->top && rep->top < rep->n_sites ? rep->top : rep->n_sites;
 }
 
 static uint64_t rel(const report_t *rep, uint64_t t_ns)
@@ -122,13 +208,35 @@ static void print_text(const report_t *rep)
     print_process(rep);
     if (rep->rules_path)
         printf("categories: by the rules of '%s'\n", rep->rules_path);
-    if (!peak) {
+    if (rep->have_at) {
+        if (!a->n_devices)
+            printf("live at %s: 0 B (no device memory allocated)\n",
+                   vt_fmt_seconds(rep->at_ns, s1, sizeof(s1)));
+        for (uint32_t i = 0; i < a->n_devices; i++) {
+            uint64_t by_category[VT_CAT_COUNT];
+            uint64_t total = live_on(&rep->at, a->devices[i].device, by_category);
+            printf("live at %s on device %" PRIu32 ": %s\n",
+                   vt_fmt_seconds(rep->at_ns, s1, sizeof(s1)), a->devices[i].device,
+                   vt_fmt_binary(total, b1, sizeof(b1)));
+            print_category_table(by_category, total);
+        }
+    } else if (!peak) {
         printf("device peak: 0 B (no device memory allocated)\n");
     } else {
         printf("device peak: %s on device %" PRIu32 " at %s\n",
                vt_fmt_binary(peak->peak_bytes, b1, sizeof(b1)), peak->device,
                vt_fmt_seconds(rel(rep, peak->peak_t_ns), s1, sizeof(s1)));
         print_category_table(peak->peak_by_category, peak->peak_bytes);
+    }
+    if (rep->category >= 0) {
+        const vt_device_stats_t *cp = category_peak(a, rep->category);
+        if (cp)
+            printf("%s peak: %s on device %" PRIu32 " at %s\n", vt_category_names[rep->category],
+                   vt_fmt_binary(cp->cat_peak_bytes[rep->category], b1, sizeof(b1)), cp->device,
+                   vt_fmt_seconds(rel(rep, cp->cat_peak_t_ns[rep->category]), s1, sizeof(s1)));
+        else
+            printf("%s peak: 0 B (no device memory of this category)\n",
+                   vt_category_names[rep->category]);
     }
     if (a->n_devices)
         printf("devices:\n");
@@ -169,9 +277,16 @@ static void print_text(const report_t *rep)
     } else {
         printf("out-of-memory errors: none\n");
     }
-    if (peak && rep->n_sites) {
-        printf("top call-sites at the peak (device %" PRIu32 "):\n", peak->device);
-        for (size_t i = 0; i < rep->n_sites && i < TOP_SITES; i++) {
+    char when[64], cat[32] = "";
+    if (rep->have_at)
+        snprintf(when, sizeof(when), "live at %s", vt_fmt_seconds(rep->at_ns, s1, sizeof(s1)));
+    else
+        snprintf(when, sizeof(when), "at the peak");
+    if (rep->category >= 0)
+        snprintf(cat, sizeof(cat), "%s ", vt_category_names[rep->category]);
+    if (rep->n_sites) {
+        printf("top %scall-sites %s (device %" PRIu32 "):\n", cat, when, rep->sites_device);
+        for (size_t i = 0; i < n_shown(rep); i++) {
             const vt_site_t *s = &rep->sites[i];
             printf("  %11s  %-11s %" PRIu64 " allocation%s\n",
                    vt_fmt_binary(s->bytes, b1, sizeof(b1)), vt_category_names[s->category],
@@ -189,6 +304,8 @@ static void print_text(const report_t *rep)
                 printf("      %s\n", frame);
             }
         }
+    } else if (rep->category >= 0 && (peak || rep->have_at)) {
+        printf("top %scall-sites %s: none\n", cat, when);
     }
     if (rep->budget) {
         static const uint64_t zero[VT_CAT_COUNT];
@@ -237,6 +354,40 @@ static void print_json(const report_t *rep)
         vt_json_uint(&j, "device", peak->device);
     json_by_category(&j, "by_category", peak ? peak->peak_by_category : zero);
     vt_json_end_object(&j);
+
+    if (rep->have_at) {
+        /* The peak object's keys, for the moment --at; devices[] holds each device then. */
+        const vt_device_stats_t *most = most_live(&rep->at);
+        uint64_t by_category[VT_CAT_COUNT];
+        uint64_t total = most ? live_on(&rep->at, most->device, by_category) : 0;
+        vt_json_begin_object(&j, "at");
+        vt_json_uint(&j, "bytes", total);
+        vt_json_uint(&j, "time_ns", rep->at_ns);
+        if (most)
+            vt_json_uint(&j, "device", most->device);
+        json_by_category(&j, "by_category", most ? by_category : zero);
+        vt_json_bool(&j, "after_end", rep->at_after_end);
+        vt_json_begin_array(&j, "devices");
+        for (uint32_t i = 0; i < a->n_devices; i++) {
+            vt_json_begin_object(&j, NULL);
+            vt_json_uint(&j, "device", a->devices[i].device);
+            vt_json_uint(&j, "bytes", live_on(&rep->at, a->devices[i].device, by_category));
+            json_by_category(&j, "by_category", by_category);
+            vt_json_end_object(&j);
+        }
+        vt_json_end_array(&j);
+        vt_json_end_object(&j);
+    }
+    if (rep->category >= 0) {
+        const vt_device_stats_t *cp = category_peak(a, rep->category);
+        vt_json_begin_object(&j, "category");
+        vt_json_string(&j, "name", vt_category_names[rep->category]);
+        vt_json_uint(&j, "peak_bytes", cp ? cp->cat_peak_bytes[rep->category] : 0);
+        vt_json_uint(&j, "peak_time_ns", cp ? rel(rep, cp->cat_peak_t_ns[rep->category]) : 0);
+        if (cp)
+            vt_json_uint(&j, "device", cp->device);
+        vt_json_end_object(&j);
+    }
 
     vt_json_begin_array(&j, "devices");
     for (uint32_t i = 0; i < a->n_devices; i++) {
@@ -289,7 +440,7 @@ static void print_json(const report_t *rep)
     vt_json_end_array(&j);
 
     vt_json_begin_array(&j, "top_sites");
-    for (size_t i = 0; i < rep->n_sites && i < TOP_SITES; i++) {
+    for (size_t i = 0; i < n_shown(rep); i++) {
         const vt_site_t *s = &rep->sites[i];
         vt_json_begin_object(&j, NULL);
         vt_json_uint(&j, "bytes", s->bytes);
@@ -379,10 +530,78 @@ static int symbolizer_for_trace(const char *path, vt_symbolizer_t *sym)
     return rc;
 }
 
+/* Parses a --at TIME: a decimal number of seconds, or of s, ms, us or ns, into *t_ns exactly
+ * (digits past a nanosecond are dropped). Returns 0, or -1 when it is not one. */
+static int parse_time(const char *s, uint64_t *t_ns)
+{
+    static const struct {
+        const char *unit;
+        uint64_t ns;
+    } units[] = {
+        {"", 1000000000u}, {"s", 1000000000u}, {"ms", 1000000u}, {"us", 1000u}, {"ns", 1u}};
+    uint64_t whole = 0, frac = 0, frac_scale = 1;
+    int n_digits = 0;
+    for (; *s >= '0' && *s <= '9'; s++, n_digits++) {
+        if (whole > (UINT64_MAX - 9) / 10)
+            return -1;
+        whole = whole * 10 + (uint64_t)(*s - '0');
+    }
+    if (*s == '.') {
+        for (s++; *s >= '0' && *s <= '9'; s++, n_digits++)
+            if (frac_scale < 1000000000u) {
+                frac = frac * 10 + (uint64_t)(*s - '0');
+                frac_scale *= 10;
+            }
+    }
+    if (!n_digits)
+        return -1;
+    for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+        if (strcmp(s, units[i].unit) != 0)
+            continue;
+        uint64_t scale = units[i].ns;
+        if (whole > UINT64_MAX / scale - 1)
+            return -1;
+        *t_ns = whole * scale + frac * scale / frac_scale;
+        return 0;
+    }
+    return -1;
+}
+
+/* Parses a --top count. Returns 0, or -1 when v is not a whole number. */
+static int parse_count(const char *v, size_t *out)
+{
+    char *end;
+    if (*v < '0' || *v > '9')
+        return -1;
+    errno = 0;
+    unsigned long long n = strtoull(v, &end, 10);
+    if (*end || errno || n > SIZE_MAX)
+        return -1;
+    *out = (size_t)n;
+    return 0;
+}
+
+/* The time of the last record of the trace at path, from its t0 (0 when unreadable). */
+static uint64_t trace_end_ns(const char *path)
+{
+    vt_reader_t r;
+    vt_event_t ev;
+    uint64_t end = 0;
+    if (vt_reader_open(&r, path) == 0) {
+        while (vt_reader_next(&r, &ev) > 0)
+            ;
+        end = r.t_ns - r.t0_ns;
+    }
+    vt_reader_release(&r);
+    return end;
+}
+
 int cmd_report(int argc, char **argv)
 {
-    const char *path = NULL, *model = NULL, *rules_path = NULL;
-    int json = 0;
+    const char *path = NULL, *model = NULL, *rules_path = NULL, *at_arg = NULL;
+    int json = 0, category = -1;
+    uint64_t at_ns = 0;
+    size_t top = TOP_SITES;
     char err[512];
     vt_kv_list_t keys; /* KEY=VALUE arguments after --budget */
     vt_report_budget_t budget;
@@ -407,6 +626,42 @@ int cmd_report(int argc, char **argv)
                 goto usage;
             }
             model = f;
+        } else if (strcmp(a, "--at") == 0 || strncmp(a, "--at=", 5) == 0) {
+            const char *v = a[4] == '=' ? a + 5 : (i + 1 < argc ? argv[++i] : NULL);
+            if (!v || !*v) {
+                error("'--at' needs a time. See 'vramtrace report --help'.");
+                goto usage;
+            }
+            if (parse_time(v, &at_ns) != 0) {
+                error("bad time '%s' for '--at': expected seconds from the start like 3.2, "
+                      "3.2s, 1500ms or 250us",
+                      v);
+                goto usage;
+            }
+            at_arg = v;
+        } else if (strcmp(a, "--category") == 0 || strncmp(a, "--category=", 11) == 0) {
+            const char *v = a[10] == '=' ? a + 11 : (i + 1 < argc ? argv[++i] : NULL);
+            if (!v || !*v) {
+                error("'--category' needs a category. See 'vramtrace report --help'.");
+                goto usage;
+            }
+            category = vt_category_from_name(v, strlen(v));
+            if (category < 0) {
+                error("unknown category '%s': expected weights, gradients, optimizer, "
+                      "activations, data, workspace or unknown",
+                      v);
+                goto usage;
+            }
+        } else if (strcmp(a, "--top") == 0 || strncmp(a, "--top=", 6) == 0) {
+            const char *v = a[5] == '=' ? a + 6 : (i + 1 < argc ? argv[++i] : NULL);
+            if (!v || !*v) {
+                error("'--top' needs a number. See 'vramtrace report --help'.");
+                goto usage;
+            }
+            if (parse_count(v, &top) != 0) {
+                error("'--top' takes a count, not '%s'", v);
+                goto usage;
+            }
         } else if (strcmp(a, "--rules") == 0 || strncmp(a, "--rules=", 8) == 0) {
             const char *f = a[7] == '=' ? a + 8 : (i + 1 < argc ? argv[++i] : NULL);
             if (!f || !*f) {
@@ -461,6 +716,8 @@ int cmd_report(int argc, char **argv)
     rep.path = path;
     rep.budget = model ? &budget : NULL;
     rep.rules_path = rules_path;
+    rep.top = top;
+    rep.category = category;
     vt_symbolizer_t sym;
     vt_recategorizer_t recat;
     int have_sym = 0;
@@ -479,9 +736,25 @@ int cmd_report(int argc, char **argv)
     }
     rep.failed = rc > 0;
     const vt_device_stats_t *peak = vt_analysis_peak(&rep.a);
-    /* A peak reached after a cap has no live set in the trace to group by call-site. */
-    if (peak && peak->peak_bytes && peak->peak_record != UINT64_MAX)
+    if (at_arg) {
+        uint64_t end_ns = trace_end_ns(path);
+        rep.have_at = 1;
+        rep.at_ns = at_ns;
+        if (at_ns > end_ns) {
+            char s2[32];
+            error("note: '--at %s' is after the end of the trace at %s: showing what was live "
+                  "at the end",
+                  at_arg, vt_fmt_seconds(end_ns, s2, sizeof(s2)));
+            rep.at_ns = end_ns;
+            rep.at_after_end = 1;
+        }
+        at_sites(&rep);
+    } else if (peak && peak->peak_bytes && peak->peak_record != UINT64_MAX) {
+        /* A peak reached after a cap has no live set in the trace to group by call-site. */
         peak_sites(&rep, peak);
+    }
+    if (category >= 0)
+        filter_sites(&rep);
     /* The whole trace's modules: a library may be recorded after the peak's stacks. */
     if (have_sym || vt_symbolizer_init_trace(&sym, &rep.r) == 0)
         rep.sym = &sym;
@@ -494,6 +767,7 @@ int cmd_report(int argc, char **argv)
     if (rep.sym)
         vt_symbolizer_release(rep.sym);
     free(rep.sites);
+    vt_analysis_release(&rep.at);
     vt_reader_release(&rep.r_peak);
     vt_analysis_release(&rep.a);
     vt_reader_release(&rep.r);

@@ -674,6 +674,10 @@ static void account(vt_analysis_t *a, const vt_reader_t *r, const vt_live_t *e, 
         if (sign > 0) {
             d->live_bytes += e->size_bytes;
             d->live_by_category[e->category] += e->size_bytes;
+            if (d->live_by_category[e->category] > d->cat_peak_bytes[e->category]) {
+                d->cat_peak_bytes[e->category] = d->live_by_category[e->category];
+                d->cat_peak_t_ns[e->category] = t_ns;
+            }
             if (d->live_bytes > d->peak_bytes) {
                 d->peak_bytes = d->live_bytes;
                 d->peak_t_ns = t_ns;
@@ -811,6 +815,20 @@ int vt_analyze_recategorized(vt_reader_t *r, vt_analysis_t *a, uint64_t stop_aft
     a->recategorize_ctx = ctx;
     vt_event_t ev;
     while (r->n_records < stop_after && vt_reader_next(r, &ev) > 0)
+        if (vt_analysis_apply(a, r, &ev) != 0)
+            break;
+    return r->state < 0 ? -1 : 0;
+}
+
+int vt_analyze_until(vt_reader_t *r, vt_analysis_t *a, uint64_t t_ns, vt_recategorize_fn fn,
+                     void *ctx)
+{
+    memset(a, 0, sizeof(*a));
+    a->recategorize = fn;
+    a->recategorize_ctx = ctx;
+    vt_event_t ev;
+    /* Times only grow along the delta chain, so the first record past t_ns ends the moment. */
+    while (vt_reader_next(r, &ev) > 0 && ev.t_ns <= t_ns)
         if (vt_analysis_apply(a, r, &ev) != 0)
             break;
     return r->state < 0 ? -1 : 0;

@@ -202,6 +202,8 @@ typedef struct vt_device_stats_s {
                            * library's PEAK record (no live set to show) */
     uint64_t live_by_category[VT_CAT_COUNT];
     uint64_t peak_by_category[VT_CAT_COUNT]; /* at the peak: sums to peak_bytes */
+    uint64_t cat_peak_bytes[VT_CAT_COUNT];   /* each category's own peak (events only) */
+    uint64_t cat_peak_t_ns[VT_CAT_COUNT];    /* when it was first reached */
 } vt_device_stats_t;
 
 typedef struct vt_oom_s {
@@ -241,6 +243,12 @@ void vt_analysis_release(vt_analysis_t *a);
  * vt_analyze itself). */
 int vt_analyze_recategorized(vt_reader_t *r, vt_analysis_t *a, uint64_t stop_after,
                              vt_recategorize_fn fn, void *ctx);
+
+/* vt_analyze_until: vt_analyze_recategorized up to and including the last record at or before
+ * t_ns (absolute): the live set at that moment. The first record after it is read, not applied.
+ * Returns as vt_analyze. */
+int vt_analyze_until(vt_reader_t *r, vt_analysis_t *a, uint64_t t_ns, vt_recategorize_fn fn,
+                     void *ctx);
 
 /* vt_analysis_apply: one record ev of r into a (zeroed by the caller before the first), for
  * commands that look at the analysis as the trace streams by; vt_analyze is a loop of it.
