@@ -1,0 +1,117 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# analyzer.sh [-b BUILD_DIR] [-n EVENTS] [-r RUNS] [-H PAIRS]
+# The analyzer's rate: bench/gen_trace writes a trace of EVENTS allocation and free events in the
+# real format (src/vt_format.h) into a temporary directory, then `vramtrace report FILE` and
+# `vramtrace report --json FILE` are timed on it (the CLI is single-threaded), RUNS times each;
+# the best run gives events/s. Target of issue 6: >= 20 M events/s for report.
+# Side by side, two baselines:
+#   - the I/O floor: `cat FILE >/dev/null` and `wc -l FILE` on the same file, page cache warm
+#     (`wc -l`, not `wc -c`: GNU wc -c of a regular file takes its size from fstat, reads nothing);
+#   - heaptrack_print, when heaptrack and heaptrack_print are installed and a C compiler is
+#     found: a small program doing PAIRS malloc/free pairs is recorded with heaptrack and
+#     heaptrack_print is timed on that file. Recording costs microseconds per call, so PAIRS
+#     defaults to 1 000 000 (2 M events), not EVENTS/2; the rates compare, the sizes do not.
+#   -b BUILD_DIR  the CMake build directory (default: build)
+#   -n EVENTS     events in the generated trace (default: 50000000)
+#   -r RUNS       timed runs of each command (default: 3)
+#   -H PAIRS      malloc/free pairs for the heaptrack baseline (default: 1000000; 0: skip it)
+set -eu
+build=build events=50000000 runs=3 hpairs=1000000
+while getopts b:n:r:H: opt; do
+    case $opt in
+    b) build=$OPTARG ;;
+    n) events=$OPTARG ;;
+    r) runs=$OPTARG ;;
+    H) hpairs=$OPTARG ;;
+    *) echo "usage: $0 [-b BUILD_DIR] [-n EVENTS] [-r RUNS] [-H PAIRS]" >&2; exit 2 ;;
+    esac
+done
+gen=$build/bench/gen_trace
+vt=$build/tools/vramtrace
+for f in "$gen" "$vt"; do
+    [ -x "$f" ] || { echo "analyzer.sh: '$f' not found: build first (cmake --build $build)" >&2; exit 1; }
+done
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+now() { date +%s.%N; }
+# best SECONDS_FILE: the fastest of the runs recorded in it.
+best() { sort -g "$1" | head -n 1; }
+# timed NAME CMD...: RUNS runs of CMD (stdout to /dev/null), seconds appended to $tmp/NAME.
+timed() {
+    name=$1
+    shift
+    i=0
+    while [ "$i" -lt "$runs" ]; do
+        t0=$(now)
+        "$@" >/dev/null
+        t1=$(now)
+        echo "$t0 $t1" | awk '{ printf "%.6f\n", $2 - $1 }' >>"$tmp/$name"
+        i=$((i + 1))
+    done
+}
+row() { # row LABEL EVENTS BYTES SECONDS
+    echo "$2 $3 $4" | awk -v label="$1" '{ printf "%-26s %12d %10.2f %9.3f %10.2f %9.1f\n",
+        label, $1, $2 / 1048576, $3, ($3 > 0 ? $1 / $3 / 1e6 : 0), ($3 > 0 ? $2 / $3 / 1048576 : 0) }'
+}
+
+t0=$(now)
+"$gen" -n "$events" "$tmp/t.vtr" >"$tmp/gen"
+t1=$(now)
+bytes=$(stat -c %s "$tmp/t.vtr")
+echo "# $(cat "$tmp/gen") in $(echo "$t0 $t1" | awk '{ printf "%.1f", $2 - $1 }') s"
+echo "# $(echo "$bytes $events" | awk '{ printf "%.2f", $1 / $2 }') bytes per event; best of $runs runs; $(nproc) CPUs; load $(cut -d' ' -f1-3 /proc/loadavg)"
+
+# The report must read the whole file, or its time means nothing.
+"$vt" report --json "$tmp/t.vtr" >"$tmp/json"
+grep -q '"complete": true' "$tmp/json" || { echo "analyzer.sh: report did not read the whole trace" >&2; exit 1; }
+
+timed t_cat sh -c 'cat "$1" >/dev/null' sh "$tmp/t.vtr"
+timed t_wc wc -l "$tmp/t.vtr"
+timed t_report "$vt" report "$tmp/t.vtr"
+timed t_json "$vt" report --json "$tmp/t.vtr"
+
+printf '%-26s %12s %10s %9s %10s %9s\n' command events MiB seconds Mevents/s MiB/s
+row "cat FILE >/dev/null" "$events" "$bytes" "$(best "$tmp/t_cat")"
+row "wc -l FILE" "$events" "$bytes" "$(best "$tmp/t_wc")"
+row "vramtrace report" "$events" "$bytes" "$(best "$tmp/t_report")"
+row "vramtrace report --json" "$events" "$bytes" "$(best "$tmp/t_json")"
+
+# heaptrack_print on a heaptrack recording of PAIRS malloc/free pairs.
+cc=${CC:-cc}
+if [ "$hpairs" = 0 ]; then
+    echo "# heaptrack baseline skipped (-H 0)"
+elif ! command -v heaptrack >/dev/null || ! command -v heaptrack_print >/dev/null; then
+    echo "# heaptrack baseline skipped: heaptrack or heaptrack_print is not installed"
+elif ! command -v "$cc" >/dev/null; then
+    echo "# heaptrack baseline skipped: no C compiler ($cc) for its test program"
+else
+    cat >"$tmp/pairs.c" <<'PROG'
+#include <stdlib.h>
+int main(int argc, char **argv)
+{
+    long n = argc > 1 ? atol(argv[1]) : 1000000;
+    void *volatile p;
+    for (long i = 0; i < n; i++) {
+        p = malloc(64 + (size_t)(i & 1023));
+        free(p);
+    }
+    return 0;
+}
+PROG
+    "$cc" -O1 -o "$tmp/pairs" "$tmp/pairs.c"
+    (cd "$tmp" && heaptrack ./pairs "$hpairs" >"$tmp/heaptrack.log" 2>&1) || true
+    htrace=$(ls "$tmp"/heaptrack.pairs.* 2>/dev/null | head -n 1)
+    if [ -z "$htrace" ]; then
+        echo "# heaptrack baseline skipped: heaptrack wrote no file:"
+        sed 's/^/#   /' "$tmp/heaptrack.log"
+    else
+        hbytes=$(stat -c %s "$htrace")
+        hevents=$((2 * hpairs))
+        timed t_hprint heaptrack_print "$htrace"
+        row "heaptrack_print" "$hevents" "$hbytes" "$(best "$tmp/t_hprint")"
+        echo "# heaptrack_print: $(basename "$htrace"), compressed (MiB is the compressed size)," \
+            "$hevents events counted ($hpairs malloc/free pairs; the C runtime's own few not counted)"
+    fi
+fi
