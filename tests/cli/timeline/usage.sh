@@ -1,7 +1,7 @@
 # Usage errors exit 2; --help prints the usage on stdout.
 vramtrace timeline
 echo "exit $?"
-vramtrace timeline --svg t.vtr
+vramtrace timeline --bogus t.vtr
 echo "exit $?"
 vramtrace timeline a.vtr b.vtr
 echo "exit $?"
