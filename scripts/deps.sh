@@ -17,6 +17,8 @@ need libunwind-dev pkg-config --exists libunwind
 need uthash-dev test -f /usr/include/uthash.h
 # Optional for the build (report frames stay hex without it), wanted for `make test`.
 need libdw-dev pkg-config --exists libdw
+# Wanted for `make test`: the CLI tests parse JSON exports with it.
+need python3 command -v python3
 [ -z "$missing" ] && exit 0
 
 if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then

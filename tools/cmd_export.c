@@ -1,10 +1,13 @@
 /* SPDX-License-Identifier: MIT */
-/* `vramtrace export FILE --format perfetto|folded|csv [-o OUT]`: a trace in a format other
+/* `vramtrace export FILE --format perfetto|speedscope|folded|csv [-o OUT]`: a trace in a format
+ * other
  * tools read. perfetto: Chrome trace-event JSON (ui.perfetto.dev, chrome://tracing) with one
  * counter track per device, one series per category, and the phases as slices per thread.
  * folded: the call-sites live at the device peak as "outer;...;leaf BYTES" lines
- * (flamegraph.pl, speedscope). csv: one row per ALLOC and FREE. perfetto and csv stream the
- * trace; folded replays it to the peak as `report` does: memory is bounded by the live set.
+ * (flamegraph.pl, speedscope); speedscope: the same call-sites as a speedscope "sampled" profile
+ * weighted in bytes (www.speedscope.app opens it; frames shared by name). csv: one row per ALLOC
+ * and FREE. perfetto and csv stream the trace; folded and speedscope replay it to the peak as
+ * `report` does: memory is bounded by the live set.
  * Exit statuses: 0 ok, 1 unreadable or damaged trace (what came before the damage is still
  * written) or an output error, 2 usage. */
 #include <errno.h>
@@ -12,6 +15,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <uthash.h>
 
 #include "stream.h"
 #include "symbolize.h"
@@ -23,12 +28,14 @@ int cmd_export(int argc, char **argv);
 #define FRAME_CAP         512
 
 static const char usage[] =
-    "usage: vramtrace export FILE --format perfetto|folded|csv [-o OUT]\n"
+    "usage: vramtrace export FILE --format perfetto|speedscope|folded|csv [-o OUT]\n"
     "\n"
     "Write a trace in another format, to OUT or stdout (-o - or no -o).\n"
     "\n"
     "    --format perfetto  Chrome trace-event JSON for ui.perfetto.dev: device\n"
     "                       memory counters by category, phases as slices\n"
+    "    --format speedscope  the call-sites live at the device peak as a\n"
+    "                       speedscope profile weighted in bytes (speedscope.app)\n"
     "    --format folded    the call-sites live at the device peak, one\n"
     "                       \"outer;...;leaf BYTES\" line each, for flame graphs\n"
     "    --format csv       one row per allocation and free: time_s,type,device,\n"
@@ -36,7 +43,7 @@ static const char usage[] =
     "    -o, --output OUT   write to OUT instead of stdout\n"
     "    -h, --help         show this help\n";
 
-enum { FMT_PERFETTO, FMT_FOLDED, FMT_CSV };
+enum { FMT_PERFETTO, FMT_FOLDED, FMT_SPEEDSCOPE, FMT_CSV };
 
 static const char *const series_names[VT_TRACE_SERIES_COUNT] = {"device", "pinned", "managed",
                                                                 "imported"};
@@ -227,7 +234,81 @@ static int on_record(void *ctx, const vt_reader_t *r, const vt_analysis_t *a, co
     return 0;
 }
 
-/* folded: the call-sites live at the device peak, outermost frame first. */
+/* speedscope's shared frame table: one entry per distinct name, numbered in order of first use,
+ * so identical functions merge in its flame views. */
+typedef struct frame_name_s {
+    char *name;
+    uint32_t index;
+    UT_hash_handle hh;
+} frame_name_t;
+
+/* The index of NAME in the table, added if new; -1 when out of memory. */
+static int64_t frame_index(frame_name_t **table, uint32_t *n_names, const char *name)
+{
+    frame_name_t *f;
+    HASH_FIND_STR(*table, name, f);
+    if (f)
+        return f->index;
+    if (!(f = malloc(sizeof(*f))) || !(f->name = strdup(name))) {
+        free(f);
+        return -1;
+    }
+    f->index = (*n_names)++;
+    HASH_ADD_KEYPTR(hh, *table, f->name, strlen(f->name), f);
+    return f->index;
+}
+
+/* One site of the speedscope profile: its frames' indices, outermost first. Returns 0 or -1. */
+static int speedscope_sample(export_t *x, frame_name_t **table, uint32_t *n_names,
+                             char (*frames)[FRAME_CAP], int n, size_t i)
+{
+    fputs(i ? ",[" : "[", x->out);
+    if (!n) {
+        int64_t id = frame_index(table, n_names, "[no call-site]");
+        if (id < 0)
+            return -1;
+        fprintf(x->out, "%" PRId64, id);
+    }
+    for (int k = n - 1; k >= 0; k--) {
+        int64_t id = frame_index(table, n_names, frames[k]);
+        if (id < 0)
+            return -1;
+        fprintf(x->out, "%s%" PRId64, k == n - 1 ? "" : ",", id);
+    }
+    fputc(']', x->out);
+    return 0;
+}
+
+/* The end of the speedscope file: the weights, then the frames in index order. */
+static void speedscope_finish(export_t *x, const char *path, frame_name_t **table,
+                              const vt_site_t *sites, size_t n_sites)
+{
+    uint64_t total_bytes = 0;
+    fputs("],\"weights\":[", x->out);
+    for (size_t i = 0; i < n_sites; i++) {
+        fprintf(x->out, "%s%" PRIu64, i ? "," : "", sites[i].bytes);
+        total_bytes += sites[i].bytes;
+    }
+    fprintf(x->out, "],\"startValue\":0,\"endValue\":%" PRIu64 "}],\"shared\":{\"frames\":[",
+            total_bytes);
+    frame_name_t *f, *tmp;
+    int first = 1;
+    HASH_ITER(hh, *table, f, tmp) /* insertion order: f->index */
+    {
+        fputs(first ? "{\"name\":" : ",{\"name\":", x->out);
+        json_string(x->out, f->name);
+        fputc('}', x->out);
+        first = 0;
+        HASH_DEL(*table, f);
+        free(f->name);
+        free(f);
+    }
+    fputs("]},\"name\":", x->out);
+    json_string(x->out, path);
+    fputs(",\"exporter\":\"vramtrace " VRAMTRACE_VERSION_STRING "\"}\n", x->out);
+}
+
+/* folded and speedscope: the call-sites live at the device peak, outermost frame first. */
 static int export_folded(export_t *x, const char *path)
 {
     vt_reader_t r, r_peak;
@@ -257,6 +338,15 @@ static int export_folded(export_t *x, const char *path)
         rc = error("'%s': out of memory", path);
     if (out_open(x) != 0)
         rc = 1;
+    frame_name_t *table = NULL;
+    uint32_t n_names = 0;
+    if (x->out && x->format == FMT_SPEEDSCOPE) {
+        fputs("{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\","
+              "\"profiles\":[{\"type\":\"sampled\",\"name\":",
+              x->out);
+        json_string(x->out, "device memory live at the peak");
+        fputs(",\"unit\":\"bytes\",\"samples\":[", x->out);
+    }
     for (size_t i = 0; x->out && frames && i < n_sites; i++) {
         int n = 0;
         for (uint32_t id = sites[i].stack_id; id && n < MAX_FOLDED_FRAMES; n++) {
@@ -264,12 +354,21 @@ static int export_folded(export_t *x, const char *path)
             for (char *p = frames[n]; (p = strchr(p, ';'));)
                 *p = ','; /* ';' separates the frames */
         }
+        if (x->format == FMT_SPEEDSCOPE) {
+            if (speedscope_sample(x, &table, &n_names, frames, n, i) != 0) {
+                rc = error("'%s': out of memory", path);
+                break;
+            }
+            continue;
+        }
         if (!n)
             fputs("[no call-site]", x->out);
         while (n-- > 0)
             fprintf(x->out, "%s%s", frames[n], n ? ";" : "");
         fprintf(x->out, " %" PRIu64 "\n", sites[i].bytes);
     }
+    if (x->out && x->format == FMT_SPEEDSCOPE)
+        speedscope_finish(x, path, &table, sites, frames ? n_sites : 0);
     free(frames);
     if (symp)
         vt_symbolizer_release(symp);
@@ -319,24 +418,26 @@ int cmd_export(int argc, char **argv)
         return EXIT_USAGE;
     }
     if (!format) {
-        error("export needs --format perfetto, folded or csv");
+        error("export needs --format perfetto, speedscope, folded or csv");
         return EXIT_USAGE;
     }
     if (strcmp(format, "perfetto") == 0) {
         x.format = FMT_PERFETTO;
     } else if (strcmp(format, "folded") == 0) {
         x.format = FMT_FOLDED;
+    } else if (strcmp(format, "speedscope") == 0) {
+        x.format = FMT_SPEEDSCOPE;
     } else if (strcmp(format, "csv") == 0) {
         x.format = FMT_CSV;
     } else {
-        error("unknown export format '%s': perfetto, folded or csv", format);
+        error("unknown export format '%s': perfetto, speedscope, folded or csv", format);
         return EXIT_USAGE;
     }
     if (x.out_path && strcmp(x.out_path, "-") == 0)
         x.out_path = NULL;
 
     int rc;
-    if (x.format == FMT_FOLDED) {
+    if (x.format == FMT_FOLDED || x.format == FMT_SPEEDSCOPE) {
         rc = export_folded(&x, path);
     } else {
         vt_reader_t r;
