@@ -21,6 +21,7 @@
 #include "kv.h"
 #include "recategorize.h"
 #include "report_budget.h"
+#include "report_ranks.h"
 #include "symbolize.h"
 #include "trace_reader.h"
 #include "util.h"
@@ -32,12 +33,16 @@ int cmd_report(int argc, char **argv);
 #define FRAME_CAP       512
 
 static const char usage[] =
-    "usage: vramtrace report FILE [--json] [--at TIME] [--category NAME] [--top N]\n"
+    "usage: vramtrace report FILE|DIR... [--json] [--at TIME] [--category NAME] [--top N]\n"
     "                        [--rules RULES] [--budget MODEL [KEY=VALUE...]]\n"
     "\n"
     "The device memory peak of a trace, what was live at it by category\n"
     "and call-site, the pinned host and managed peaks, totals and the\n"
     "out-of-memory errors.\n"
+    "\n"
+    "Several traces, or a directory of them (the ranks of a torchrun, SLURM\n"
+    "or mpirun job): one row per trace with its rank, host, pid, device peak\n"
+    "and largest category at it, the worst rank flagged; --json gives the same.\n"
     "\n"
     "    --json           print JSON on stdout (keys: docs/trace-format.md)\n"
     "    --at TIME        what was live at TIME instead of at the peak, on every\n"
@@ -606,6 +611,11 @@ int cmd_report(int argc, char **argv)
     vt_kv_list_t keys; /* KEY=VALUE arguments after --budget */
     vt_report_budget_t budget;
 
+    /* The trace arguments, gathered over argv's slots already read (argv[1 + n] with
+     * 1 + n <= i): several files or a directory make the per-rank table. */
+    const char **paths = (const char **)argv + 1;
+    size_t n_paths = 0;
+
     vt_kv_list_init(&keys);
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -683,16 +693,23 @@ int cmd_report(int argc, char **argv)
                 error("%s. See 'vramtrace report --help'.", err);
                 goto usage;
             }
-        } else if (path) {
-            error("report reads one trace for now: '%s' and '%s'", path, a);
-            goto usage;
         } else {
-            path = a;
+            if (!path)
+                path = a;
+            paths[n_paths++] = a;
         }
     }
     if (!path) {
         error("report needs a trace file. See 'vramtrace report --help'.");
         goto usage;
+    }
+    if (n_paths > 1 || vt_report_is_dir(path)) {
+        if (model || rules_path || at_arg || category >= 0) {
+            error("--budget, --rules, --at and --category read one trace, not several");
+            goto usage;
+        }
+        vt_kv_list_release(&keys);
+        return vt_report_ranks(paths, n_paths, json);
     }
     /* The model before the trace: a bad key costs no reading of a large trace. */
     if (model) {

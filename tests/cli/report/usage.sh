@@ -3,7 +3,7 @@ vramtrace report
 echo "exit $?"
 vramtrace report --bogus t.vtr
 echo "exit $?"
-vramtrace report a.vtr b.vtr
+vramtrace report a.vtr b.vtr --rules r.rules
 echo "exit $?"
 vramtrace report --help
 echo "exit $?"

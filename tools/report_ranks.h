@@ -1,0 +1,16 @@
+/* SPDX-License-Identifier: MIT */
+/* `vramtrace report` over several traces or a directory of them: the per-rank table. */
+#ifndef VRAMTRACE_REPORT_RANKS_H
+#define VRAMTRACE_REPORT_RANKS_H
+
+#include <stddef.h>
+
+/* Whether path is a directory. */
+int vt_report_is_dir(const char *path);
+
+/* Prints the table (or JSON) for args: several trace files, or one directory whose *.vtr files
+ * are read. Returns the exit status: 0, or 1 when a trace could not be read (the others are
+ * still shown). */
+int vt_report_ranks(const char *const *args, size_t n_args, int json);
+
+#endif
