@@ -18,7 +18,7 @@
 typedef struct rank_row_s {
     const char *path;
     char rank[32], host[256], pid[32];
-    long long rank_number; /* for sorting; LLONG_MAX when no rank variable was recorded */
+    int64_t rank_number; /* for sorting; INT64_MAX when no numeric rank was recorded */
     uint64_t peak_bytes, peak_t_ns;
     uint32_t device;
     int top_category; /* -1: no device memory */
@@ -50,17 +50,16 @@ static int read_row(const char *path, rank_row_t *row)
     row->rank_number = INT64_MAX;
     if (vt_trace_load(path, &r, &a) < 0)
         return -1;
-    strcpy(row->rank, "-");
-    for (size_t i = 0; i < sizeof(rank_keys) / sizeof(rank_keys[0]); i++) {
-        if (vt_reader_process(&r, rank_keys[i], row->rank, sizeof(row->rank)) && row->rank[0]) {
-            char *end;
-            long long v = strtoll(row->rank, &end, 10);
-            if (end != row->rank && !*end)
-                row->rank_number = v;
-            break;
-        }
+    size_t k = 0;
+    while (k < sizeof(rank_keys) / sizeof(rank_keys[0]) &&
+           (!vt_reader_process(&r, rank_keys[k], row->rank, sizeof(row->rank)) || !row->rank[0]))
+        k++;
+    char *end;
+    long long rank = strtoll(row->rank, &end, 10);
+    if (!row->rank[0])
         strcpy(row->rank, "-");
-    }
+    else if (end != row->rank && !*end)
+        row->rank_number = rank;
     if (!vt_reader_process(&r, "host", row->host, sizeof(row->host)) || !row->host[0])
         strcpy(row->host, "-");
     if (!vt_reader_process(&r, "pid", row->pid, sizeof(row->pid)) || !row->pid[0])
@@ -148,8 +147,8 @@ static void print_json(const rank_row_t *rows, size_t n, size_t worst, uint64_t 
 int vt_report_ranks(const char *const *args, size_t n_args, int json)
 {
     char **names = NULL; /* the paths of a directory's traces, owned */
-    const char **paths = NULL;
-    size_t n_paths = 0;
+    const char *const *paths = args;
+    size_t n_paths = n_args;
     int rc = 0;
     if (n_args == 1) {
         struct dirent **list;
@@ -160,24 +159,20 @@ int vt_report_ranks(const char *const *args, size_t n_args, int json)
             free(list);
             return error("'%s': no traces (*.vtr) in this directory", args[0]), 1;
         }
-        names = calloc((size_t)n, sizeof(*names));
-        for (int i = 0; i < n; i++) {
-            if (names && asprintf(&names[i], "%s/%s", args[0], list[i]->d_name) < 0)
-                names[i] = NULL;
+        n_paths = (size_t)n;
+        names = calloc(n_paths, sizeof(*names));
+        for (size_t i = 0; i < n_paths; i++) {
+            if (names && asprintf(&names[i], "%s/%s", args[0], list[i]->d_name) < 0) {
+                names[i] = NULL; /* undefined after a failure */
+                rc = -1;
+            }
             free(list[i]);
         }
         free(list);
-        paths = (const char **)names;
-        n_paths = (size_t)n;
-        for (size_t i = 0; names && i < n_paths; i++)
-            if (!names[i])
-                paths = NULL;
-    } else {
-        paths = (const char **)args;
-        n_paths = n_args;
+        paths = (const char *const *)names;
     }
-    rank_row_t *rows = paths ? calloc(n_paths, sizeof(*rows)) : NULL;
-    if (!rows) {
+    rank_row_t *rows = names || n_args > 1 ? calloc(n_paths, sizeof(*rows)) : NULL;
+    if (!rows || rc) {
         rc = error("out of memory listing %zu traces", n_paths);
         goto out;
     }
@@ -206,8 +201,8 @@ int vt_report_ranks(const char *const *args, size_t n_args, int json)
         else
             print_rows(rows, n_rows, worst, sum_bytes);
     }
-    free(rows);
 out:
+    free(rows);
     for (size_t i = 0; names && i < n_paths; i++)
         free(names[i]);
     free(names);
