@@ -1,0 +1,3 @@
+# oom --help: the usage on stdout, exit 0.
+vramtrace oom --help
+echo "exit $?"
