@@ -1,8 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /* `vramtrace report A.vtr B.vtr ...` or `report DIR`: one row per trace (a torchrun, SLURM or
- * mpirun rank, or any process of the tree) with its rank, host, pid, device peak and the largest
- * category at that peak; the worst rank is flagged. Each trace is read once, one at a time:
- * memory is one trace's live set, whatever the number of ranks. */
+ * mpirun rank, or any process of the tree) with its rank, host, pid, device peak, the largest
+ * category at that peak and its OOM count, the worst rank flagged; then the job's merged views:
+ * each category at each rank's own peak (sum, max and its rank, min, max/mean), the call-sites
+ * live at the ranks' peaks matched across ranks by the text of their symbolized frames (the
+ * addresses differ between processes with ASLR), and the job's first OOM. Each trace is read
+ * one at a time (a pass to the end, a second to its peak): memory is one trace's live set plus
+ * the merged call-site table, whatever the number of ranks. */
 #include <dirent.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -12,17 +16,48 @@
 
 #include "json.h"
 #include "report_ranks.h"
+#include "symbolize.h"
 #include "trace_reader.h"
 #include "util.h"
 
+#define FRAME_CAP       512
+#define TEXT_MAX_FRAMES 8  /* as a single trace's report */
+#define TOP_SITES       10 /* the default of report --top */
+
 typedef struct rank_row_s {
     const char *path;
+    size_t order; /* in reading order: the merged call-sites name their ranks by it */
     char rank[32], host[256], pid[32];
     int64_t rank_number; /* for sorting; INT64_MAX when no numeric rank was recorded */
     uint64_t peak_bytes, peak_t_ns;
+    uint64_t peak_by_category[VT_CAT_COUNT];
     uint32_t device;
     int top_category; /* -1: no device memory */
+    int has_sites;    /* its peak's call-sites are in the merged table */
+    uint32_t n_ooms;
+    uint64_t start_unix_ns;
+    vt_oom_t first_oom; /* when n_ooms; t_ns from the trace's t0 */
+    char first_oom_api[64];
 } rank_row_t;
+
+/* A call-site of the merged table: the same frames (as text) and category on one or more ranks.
+ * Ranks are added one after the other, so rank_bytes sums the current rank's share. */
+typedef struct merged_site_s {
+    char *frames; /* malloc'd: the frames from the leaf, each ending in '\n'; "" for none */
+    uint64_t hash, bytes, n_allocs, max_bytes, rank_bytes;
+    size_t n_ranks, last_row, max_row; /* rows[] indices in reading order */
+    uint8_t category, used;
+} merged_site_t;
+
+typedef struct site_table_s {
+    merged_site_t *slots; /* open addressing on hash; cap a power of two */
+    size_t n, cap;
+} site_table_t;
+
+typedef struct text_buf_s {
+    char *p;
+    size_t len, cap;
+} text_buf_t;
 
 /* The rank variables the capture library records, most specific first. */
 static const char *const rank_keys[] = {"RANK", "SLURM_PROCID", "OMPI_COMM_WORLD_RANK"};
@@ -39,46 +74,6 @@ static int is_trace_name(const struct dirent *d)
     return n > 4 && strcmp(d->d_name + n - 4, ".vtr") == 0;
 }
 
-/* Reads one trace into row; returns 0, or -1 when it is unreadable (after a message). */
-static int read_row(const char *path, rank_row_t *row)
-{
-    vt_reader_t r;
-    vt_analysis_t a;
-    memset(row, 0, sizeof(*row));
-    row->path = path;
-    row->top_category = -1;
-    row->rank_number = INT64_MAX;
-    if (vt_trace_load(path, &r, &a) < 0)
-        return -1;
-    size_t k = 0;
-    while (k < sizeof(rank_keys) / sizeof(rank_keys[0]) &&
-           (!vt_reader_process(&r, rank_keys[k], row->rank, sizeof(row->rank)) || !row->rank[0]))
-        k++;
-    char *end;
-    long long rank = strtoll(row->rank, &end, 10);
-    if (!row->rank[0])
-        strcpy(row->rank, "-");
-    else if (end != row->rank && !*end)
-        row->rank_number = rank;
-    if (!vt_reader_process(&r, "host", row->host, sizeof(row->host)) || !row->host[0])
-        strcpy(row->host, "-");
-    if (!vt_reader_process(&r, "pid", row->pid, sizeof(row->pid)) || !row->pid[0])
-        strcpy(row->pid, "-");
-    const vt_device_stats_t *peak = vt_analysis_peak(&a);
-    if (peak && peak->peak_bytes) {
-        row->peak_bytes = peak->peak_bytes;
-        row->peak_t_ns = peak->peak_t_ns > r.t0_ns ? peak->peak_t_ns - r.t0_ns : 0;
-        row->device = peak->device;
-        row->top_category = 0;
-        for (int c = 1; c < VT_CAT_COUNT; c++)
-            if (peak->peak_by_category[c] > peak->peak_by_category[row->top_category])
-                row->top_category = c;
-    }
-    vt_analysis_release(&a);
-    vt_reader_release(&r);
-    return 0;
-}
-
 /* By rank number, ranks before traces without one, then by file name. */
 static int row_order(const void *pa, const void *pb)
 {
@@ -88,31 +83,454 @@ static int row_order(const void *pa, const void *pb)
     return strcmp(a->path, b->path);
 }
 
-static void print_rows(const rank_row_t *rows, size_t n, size_t worst, uint64_t sum_bytes)
+/* The rank of row as the text names it: its rank, or its file when it recorded none. */
+static const char *who(const rank_row_t *row)
 {
-    char b[32], s[32];
+    return strcmp(row->rank, "-") != 0 ? row->rank : row->path;
+}
+
+/* ---- the merged call-site table ------------------------------------------------------------ */
+
+static int buf_put(text_buf_t *b, const char *s)
+{
+    size_t n = strlen(s);
+    if (b->len + n + 2 > b->cap) {
+        size_t cap = b->cap ? b->cap : 256;
+        while (b->len + n + 2 > cap)
+            cap *= 2;
+        char *p = realloc(b->p, cap);
+        if (!p)
+            return -1;
+        b->p = p;
+        b->cap = cap;
+    }
+    memcpy(b->p + b->len, s, n);
+    b->len += n;
+    b->p[b->len++] = '\n';
+    b->p[b->len] = '\0';
+    return 0;
+}
+
+static uint64_t site_hash(const char *frames, uint8_t category)
+{
+    uint64_t h = 0xcbf29ce484222325ULL ^ category; /* FNV-1a */
+    for (const unsigned char *p = (const unsigned char *)frames; *p; p++)
+        h = (h ^ *p) * 0x100000001b3ULL;
+    return h;
+}
+
+static merged_site_t *site_slot(merged_site_t *slots, size_t cap, uint64_t hash, const char *frames,
+                                uint8_t category)
+{
+    for (size_t i = (size_t)hash & (cap - 1);; i = (i + 1) & (cap - 1)) {
+        merged_site_t *e = &slots[i];
+        if (!e->used ||
+            (e->hash == hash && e->category == category && strcmp(e->frames, frames) == 0))
+            return e;
+    }
+}
+
+/* Adds bytes of the call-site (frames, category) of rows[row] to t; rows[row] is the rank being
+ * read, rows[0..row] hold the ranks read so far (unsorted). Returns 0, or -1 when out of
+ * memory. */
+static int site_add(site_table_t *t, const rank_row_t *rows, size_t row, const char *frames,
+                    uint8_t category, uint64_t bytes, uint64_t n_allocs)
+{
+    if (2 * (t->n + 1) > t->cap) {
+        size_t cap = t->cap ? 2 * t->cap : 64;
+        merged_site_t *slots = calloc(cap, sizeof(*slots));
+        if (!slots)
+            return -1;
+        for (size_t i = 0; i < t->cap; i++)
+            if (t->slots[i].used)
+                *site_slot(slots, cap, t->slots[i].hash, t->slots[i].frames, t->slots[i].category) =
+                    t->slots[i];
+        free(t->slots);
+        t->slots = slots;
+        t->cap = cap;
+    }
+    uint64_t hash = site_hash(frames, category);
+    merged_site_t *e = site_slot(t->slots, t->cap, hash, frames, category);
+    if (!e->used) {
+        if (!(e->frames = strdup(frames)))
+            return -1;
+        e->used = 1;
+        e->hash = hash;
+        e->category = category;
+        e->last_row = SIZE_MAX;
+        t->n++;
+    }
+    if (e->last_row != row) { /* the first time on this rank */
+        e->last_row = row;
+        e->rank_bytes = 0;
+        e->n_ranks++;
+    }
+    e->rank_bytes += bytes;
+    e->bytes += bytes;
+    e->n_allocs += n_allocs;
+    /* A tie goes to the rank shown first. */
+    if (e->n_ranks == 1 || e->rank_bytes > e->max_bytes ||
+        (e->rank_bytes == e->max_bytes && e->max_row != row &&
+         row_order(&rows[row], &rows[e->max_row]) < 0)) {
+        e->max_bytes = e->rank_bytes;
+        e->max_row = row;
+    }
+    return 0;
+}
+
+static void site_table_release(site_table_t *t)
+{
+    for (size_t i = 0; i < t->cap; i++)
+        free(t->slots[i].frames);
+    free(t->slots);
+    memset(t, 0, sizeof(*t));
+}
+
+/* Largest first, then by category and frames: the same order whatever the order of the files. */
+static int site_order(const void *pa, const void *pb)
+{
+    const merged_site_t *a = *(const merged_site_t *const *)pa;
+    const merged_site_t *b = *(const merged_site_t *const *)pb;
+    if (a->bytes != b->bytes)
+        return a->bytes > b->bytes ? -1 : 1;
+    if (a->category != b->category)
+        return a->category < b->category ? -1 : 1;
+    return strcmp(a->frames, b->frames);
+}
+
+/* The first recorded module holding ip, as the symbolizer picks it, or NULL. */
+static const vt_trace_module_t *module_of(const vt_reader_t *r, uint64_t ip)
+{
+    for (uint64_t i = 0; i < r->n_modules; i++)
+        if (ip >= r->modules[i].lo && ip < r->modules[i].hi)
+            return &r->modules[i];
+    return NULL;
+}
+
+/* One frame of stack id as the merged view shows it and matches it across ranks: the report's
+ * symbolized text when the function is known (it holds no address), "module+0xOFFSET" from the
+ * module's load bias when only the module is (the address moves with ASLR, the offset does
+ * not), the address when it is in no module, and a Python frame as it is. Returns the parent
+ * id (0 at the root). */
+static uint32_t frame_text(vt_symbolizer_t *sym, const vt_reader_t *r, uint32_t id, char *buf,
+                           size_t cap)
+{
+    if (!sym || id == 0 || id >= r->n_stacks || (r->stacks[id].ip & VT_PYFRAME_BIT))
+        return vt_symbolize_frame(sym, r, id, buf, cap);
+    uint64_t ip = r->stacks[id].ip;
+    const vt_trace_module_t *m;
+    vt_sym_frame_t f;
+    if (vt_symbolize(sym, ip, &f))
+        vt_symbolize_format(&f, ip, buf, cap);
+    else if (f.module && (m = module_of(r, ip)) != NULL)
+        snprintf(buf, cap, "%s+0x%" PRIx64, f.module, ip - m->load_bias);
+    else
+        snprintf(buf, cap, "0x%" PRIx64, ip);
+    return r->stacks[id].parent_id;
+}
+
+/* Adds the call-sites live at the peak of rows[row] (the trace r, read to its end) to t: a second
+ * pass stops at the record that made the peak, as a single trace's report does. Returns 0, or
+ * -1 when out of memory (after a message). */
+static int merge_peak_sites(site_table_t *t, rank_row_t *rows, size_t row, const vt_reader_t *r,
+                            const vt_device_stats_t *peak)
+{
+    vt_reader_t r_peak;
+    vt_analysis_t a;
+    vt_site_t *sites = NULL;
+    size_t n_sites = 0;
+    int rc = 0;
+    if (vt_reader_open(&r_peak, rows[row].path) != 0) {
+        vt_reader_release(&r_peak);
+        return 0; /* it was read a moment ago; its table row stands */
+    }
+    vt_analyze(&r_peak, &a, peak->peak_record);
+    if (vt_analysis_sites(&a, peak->device, &sites, &n_sites) != 0)
+        rc = -1;
+    vt_analysis_release(&a);
+    vt_reader_release(&r_peak);
+
+    /* The whole trace's modules and stacks: a library may be recorded after the peak. */
+    vt_symbolizer_t sym;
+    int have_sym = vt_symbolizer_init_trace(&sym, r) == 0;
+    text_buf_t key = {NULL, 0, 0};
+    char frame[FRAME_CAP];
+    for (size_t i = 0; rc == 0 && i < n_sites; i++) {
+        key.len = 0;
+        for (uint32_t id = sites[i].stack_id; rc == 0 && id;) {
+            id = frame_text(have_sym ? &sym : NULL, r, id, frame, sizeof(frame));
+            rc = buf_put(&key, frame);
+        }
+        if (rc == 0)
+            rc = site_add(t, rows, row, key.len ? key.p : "", sites[i].category, sites[i].bytes,
+                          sites[i].n_allocs);
+    }
+    rows[row].has_sites = rc == 0;
+    free(key.p);
+    free(sites);
+    if (have_sym)
+        vt_symbolizer_release(&sym);
+    if (rc)
+        error("out of memory merging the call-sites of '%s'", rows[row].path);
+    return rc;
+}
+
+/* ---- one rank ------------------------------------------------------------------------------ */
+
+/* Reads the trace path into rows[row] and its peak's call-sites into t. Returns 0, -1 when it is
+ * unreadable (no row), or 1 when memory ran out merging its call-sites (the row stands without
+ * them); messages said. */
+static int read_row(const char *path, rank_row_t *rows, size_t row, site_table_t *t)
+{
+    rank_row_t *out = &rows[row];
+    vt_reader_t r;
+    vt_analysis_t a;
+    memset(out, 0, sizeof(*out));
+    out->path = path;
+    out->order = row;
+    out->top_category = -1;
+    out->rank_number = INT64_MAX;
+    if (vt_trace_load(path, &r, &a) < 0)
+        return -1;
+    size_t k = 0;
+    while (k < sizeof(rank_keys) / sizeof(rank_keys[0]) &&
+           (!vt_reader_process(&r, rank_keys[k], out->rank, sizeof(out->rank)) || !out->rank[0]))
+        k++;
+    char *end;
+    long long rank = strtoll(out->rank, &end, 10);
+    if (!out->rank[0])
+        strcpy(out->rank, "-");
+    else if (end != out->rank && !*end)
+        out->rank_number = rank;
+    if (!vt_reader_process(&r, "host", out->host, sizeof(out->host)) || !out->host[0])
+        strcpy(out->host, "-");
+    if (!vt_reader_process(&r, "pid", out->pid, sizeof(out->pid)) || !out->pid[0])
+        strcpy(out->pid, "-");
+    out->start_unix_ns = r.start_unix_ns;
+    out->n_ooms = a.n_ooms;
+    if (a.n_ooms) {
+        out->first_oom = a.ooms[0];
+        out->first_oom.t_ns = a.ooms[0].t_ns > r.t0_ns ? a.ooms[0].t_ns - r.t0_ns : 0;
+        vt_reader_api_name(&r, a.ooms[0].api, out->first_oom_api, sizeof(out->first_oom_api));
+    }
+    int rc = 0;
+    const vt_device_stats_t *p = vt_analysis_peak(&a);
+    if (p && p->peak_bytes) {
+        vt_device_stats_t peak = *p;
+        out->peak_bytes = peak.peak_bytes;
+        out->peak_t_ns = peak.peak_t_ns > r.t0_ns ? peak.peak_t_ns - r.t0_ns : 0;
+        out->device = peak.device;
+        memcpy(out->peak_by_category, peak.peak_by_category, sizeof(out->peak_by_category));
+        out->top_category = 0;
+        for (int c = 1; c < VT_CAT_COUNT; c++)
+            if (peak.peak_by_category[c] > peak.peak_by_category[out->top_category])
+                out->top_category = c;
+        /* The end's live set goes before the peak's is built: one live set at a time. */
+        vt_analysis_release(&a);
+        /* A peak reached after a cap has no live set in the trace to group by call-site. */
+        if (peak.peak_record != UINT64_MAX && merge_peak_sites(t, rows, row, &r, &peak) != 0)
+            rc = 1;
+    } else {
+        vt_analysis_release(&a);
+    }
+    vt_reader_release(&r);
+    return rc;
+}
+
+/* ---- the merged views ---------------------------------------------------------------------- */
+
+/* One category (or, with c == VT_CAT_COUNT, the whole peak) over the ranks with device memory. */
+typedef struct merged_category_s {
+    uint64_t sum_bytes, max_bytes, min_bytes;
+    size_t max_row;   /* into the sorted rows */
+    double imbalance; /* max / mean; 0 when no rank held any */
+} merged_category_t;
+
+static uint64_t row_bytes(const rank_row_t *row, int c)
+{
+    return c == VT_CAT_COUNT ? row->peak_bytes : row->peak_by_category[c];
+}
+
+/* Returns the number of ranks with device memory (those the mean and the min are over). */
+static size_t merge_category(const rank_row_t *rows, size_t n, int c, merged_category_t *m)
+{
+    size_t n_dev = 0;
+    memset(m, 0, sizeof(*m));
+    for (size_t i = 0; i < n; i++) {
+        if (rows[i].top_category < 0)
+            continue;
+        uint64_t b = row_bytes(&rows[i], c);
+        m->sum_bytes += b;
+        if (!n_dev || b > m->max_bytes)
+            m->max_bytes = b, m->max_row = i;
+        if (!n_dev || b < m->min_bytes)
+            m->min_bytes = b;
+        n_dev++;
+    }
+    if (m->sum_bytes)
+        m->imbalance = (double)m->max_bytes * (double)n_dev / (double)m->sum_bytes;
+    return n_dev;
+}
+
+/* The row of the job's first OOM, by wall clock (each trace's start plus the OOM's time; the
+ * first row on a tie), or SIZE_MAX when none. */
+static size_t first_oom_row(const rank_row_t *rows, size_t n)
+{
+    size_t first = SIZE_MAX;
+    for (size_t i = 0; i < n; i++)
+        if (rows[i].n_ooms &&
+            (first == SIZE_MAX || rows[i].start_unix_ns + rows[i].first_oom.t_ns <
+                                      rows[first].start_unix_ns + rows[first].first_oom.t_ns))
+            first = i;
+    return first;
+}
+
+/* The merged sites, largest first, in a malloc'd array of *n_out (NULL when none), with each
+ * max_row turned from reading order into sorted order by pos. */
+static merged_site_t **sorted_sites(const site_table_t *t, const size_t *pos, size_t *n_out)
+{
+    merged_site_t **v = t->n ? malloc(t->n * sizeof(*v)) : NULL;
+    size_t n = 0;
+    *n_out = 0;
+    if (!v)
+        return NULL;
+    for (size_t i = 0; i < t->cap; i++)
+        if (t->slots[i].used) {
+            t->slots[i].max_row = pos[t->slots[i].max_row];
+            v[n++] = &t->slots[i];
+        }
+    qsort(v, n, sizeof(*v), site_order);
+    *n_out = n;
+    return v;
+}
+
+typedef struct job_s {
+    const rank_row_t *rows; /* sorted */
+    size_t n_rows, worst, n_site_ranks;
+    uint64_t sum_bytes;
+    merged_site_t **sites; /* largest first */
+    size_t n_sites, top;   /* top: how many shown; 0 all */
+} job_t;
+
+static size_t n_shown(const job_t *job)
+{
+    return job->top && job->top < job->n_sites ? job->top : job->n_sites;
+}
+
+static void print_rows(const job_t *job)
+{
+    const rank_row_t *rows = job->rows;
+    size_t n = job->n_rows, worst = job->worst;
+    char b[32], b2[32], b3[32], b4[32], s[32], imb[32];
     printf("%zu traces\n", n);
-    printf("  %-6s %-16s %-8s %11s %6s %10s  %-12s %s\n", "rank", "host", "pid", "peak", "device",
-           "at", "top category", "file");
+    printf("  %-6s %-16s %-8s %11s %6s %10s  %-12s %4s  %s\n", "rank", "host", "pid", "peak",
+           "device", "at", "top category", "ooms", "file");
     for (size_t i = 0; i < n; i++) {
         const rank_row_t *row = &rows[i];
         char device[16];
         snprintf(device, sizeof(device), "%" PRIu32, row->device);
-        printf("%s %-6s %-16.16s %-8s %11s %6s %10s  %-12s %s\n", i == worst ? "*" : " ", row->rank,
-               row->host, row->pid, vt_fmt_binary(row->peak_bytes, b, sizeof(b)),
-               row->top_category >= 0 ? device : "-",
+        printf("%s %-6s %-16.16s %-8s %11s %6s %10s  %-12s %4" PRIu32 "  %s\n",
+               i == worst ? "*" : " ", row->rank, row->host, row->pid,
+               vt_fmt_binary(row->peak_bytes, b, sizeof(b)), row->top_category >= 0 ? device : "-",
                row->top_category >= 0 ? vt_fmt_seconds(row->peak_t_ns, s, sizeof(s)) : "-",
-               row->top_category >= 0 ? vt_category_names[row->top_category] : "-", row->path);
+               row->top_category >= 0 ? vt_category_names[row->top_category] : "-", row->n_ooms,
+               row->path);
     }
     if (rows[worst].peak_bytes)
         printf("* worst: rank %s (%s), peak %s\n", rows[worst].rank, rows[worst].path,
                vt_fmt_binary(rows[worst].peak_bytes, b, sizeof(b)));
     printf("sum of the peaks: %s (each rank's device peak, added)\n",
-           vt_fmt_binary(sum_bytes, b, sizeof(b)));
+           vt_fmt_binary(job->sum_bytes, b, sizeof(b)));
+
+    merged_category_t m;
+    size_t n_dev = merge_category(rows, n, VT_CAT_COUNT, &m);
+    if (n_dev) {
+        printf("by category at each rank's peak, over the %zu rank%s with device memory:\n", n_dev,
+               n_dev == 1 ? "" : "s");
+        printf("  %-12s %11s %11s  %-6s %11s  %8s\n", "category", "sum", "max", "rank", "min",
+               "max/mean");
+        for (int c = 0; c <= VT_CAT_COUNT; c++) {
+            merge_category(rows, n, c, &m);
+            if (m.sum_bytes)
+                snprintf(imb, sizeof(imb), "%.2f", m.imbalance);
+            else
+                snprintf(imb, sizeof(imb), "-");
+            printf("  %-12s %11s %11s  %-6s %11s  %8s\n",
+                   c < VT_CAT_COUNT ? vt_category_names[c] : "total",
+                   vt_fmt_binary(m.sum_bytes, b, sizeof(b)),
+                   vt_fmt_binary(m.max_bytes, b2, sizeof(b2)),
+                   m.max_bytes ? who(&rows[m.max_row]) : "-",
+                   vt_fmt_binary(m.min_bytes, b3, sizeof(b3)), imb);
+        }
+    }
+
+    if (job->n_sites) {
+        printf("top call-sites at each rank's peak, matched across ranks by their frames:\n");
+        for (size_t i = 0; i < n_shown(job); i++) {
+            const merged_site_t *e = job->sites[i];
+            printf("  %11s  %-11s %" PRIu64 " allocation%s on %zu of %zu rank%s, at most %s on "
+                   "rank %s\n",
+                   vt_fmt_binary(e->bytes, b, sizeof(b)), vt_category_names[e->category],
+                   e->n_allocs, e->n_allocs == 1 ? "" : "s", e->n_ranks, job->n_site_ranks,
+                   job->n_site_ranks == 1 ? "" : "s", vt_fmt_binary(e->max_bytes, b2, sizeof(b2)),
+                   who(&rows[e->max_row]));
+            if (!e->frames[0])
+                printf("      (no call-site recorded)\n");
+            int depth = 0;
+            for (const char *f = e->frames; *f; depth++) {
+                const char *nl = strchr(f, '\n');
+                if (depth == TEXT_MAX_FRAMES) {
+                    printf("      ...\n");
+                    break;
+                }
+                printf("      %.*s\n", (int)(nl - f), f);
+                f = nl + 1;
+            }
+        }
+    }
+
+    size_t first = first_oom_row(rows, n), n_oom_ranks = 0;
+    uint64_t n_ooms = 0;
+    for (size_t i = 0; i < n; i++) {
+        n_ooms += rows[i].n_ooms;
+        n_oom_ranks += rows[i].n_ooms != 0;
+    }
+    if (first == SIZE_MAX) {
+        printf("out-of-memory errors: none\n");
+        return;
+    }
+    const vt_oom_t *o = &rows[first].first_oom;
+    printf("out-of-memory errors: %" PRIu64 " on %zu rank%s, the first on rank %s (%s):\n", n_ooms,
+           n_oom_ranks, n_oom_ranks == 1 ? "" : "s", rows[first].rank, rows[first].path);
+    printf("  %s on device %" PRIu32 ": %s of %s failed with %s live\n",
+           vt_fmt_seconds(o->t_ns, s, sizeof(s)), o->device, rows[first].first_oom_api,
+           vt_fmt_binary(o->requested_bytes, b, sizeof(b)),
+           vt_fmt_binary(o->live_total_bytes, b4, sizeof(b4)));
 }
 
-static void print_json(const rank_row_t *rows, size_t n, size_t worst, uint64_t sum_bytes)
+/* "rank": N, or S when it is not a number, or nothing when none was recorded. */
+static void json_rank(vt_json_t *j, const char *key, const rank_row_t *row)
 {
+    if (row->rank_number != INT64_MAX)
+        vt_json_int(j, key, row->rank_number);
+    else if (strcmp(row->rank, "-") != 0)
+        vt_json_string(j, key, row->rank);
+}
+
+static void json_imbalance(vt_json_t *j, const char *key, const merged_category_t *m)
+{
+    char v[32];
+    if (m->sum_bytes)
+        snprintf(v, sizeof(v), "%.3f", m->imbalance);
+    else
+        snprintf(v, sizeof(v), "null");
+    vt_json_literal(j, key, v);
+}
+
+static void print_json(const job_t *job)
+{
+    const rank_row_t *rows = job->rows;
+    size_t n = job->n_rows, worst = job->worst;
     vt_json_t j;
     vt_json_init(&j, stdout);
     vt_json_begin_object(&j, NULL);
@@ -121,10 +539,7 @@ static void print_json(const rank_row_t *rows, size_t n, size_t worst, uint64_t 
         const rank_row_t *row = &rows[i];
         vt_json_begin_object(&j, NULL);
         vt_json_string(&j, "file", row->path);
-        if (row->rank_number != INT64_MAX)
-            vt_json_int(&j, "rank", row->rank_number);
-        else if (strcmp(row->rank, "-") != 0)
-            vt_json_string(&j, "rank", row->rank);
+        json_rank(&j, "rank", row);
         if (strcmp(row->host, "-") != 0)
             vt_json_string(&j, "host", row->host);
         if (strcmp(row->pid, "-") != 0)
@@ -136,19 +551,90 @@ static void print_json(const rank_row_t *rows, size_t n, size_t worst, uint64_t 
             vt_json_string(&j, "top_category", vt_category_names[row->top_category]);
         }
         vt_json_bool(&j, "worst", i == worst && row->peak_bytes);
+        vt_json_uint(&j, "ooms", row->n_ooms);
         vt_json_end_object(&j);
     }
     vt_json_end_array(&j);
-    vt_json_uint(&j, "sum_peak_bytes", sum_bytes);
+    vt_json_uint(&j, "sum_peak_bytes", job->sum_bytes);
+
+    merged_category_t m;
+    size_t n_dev = merge_category(rows, n, VT_CAT_COUNT, &m);
+    vt_json_uint(&j, "device_ranks", n_dev);
+    if (n_dev) {
+        vt_json_uint(&j, "min_peak_bytes", m.min_bytes);
+        json_imbalance(&j, "peak_imbalance", &m);
+    }
+    vt_json_begin_object(&j, "by_category");
+    for (int c = 0; c < VT_CAT_COUNT; c++) {
+        merge_category(rows, n, c, &m);
+        vt_json_begin_object(&j, vt_category_names[c]);
+        vt_json_uint(&j, "sum_bytes", m.sum_bytes);
+        vt_json_uint(&j, "max_bytes", m.max_bytes);
+        if (m.max_bytes) {
+            json_rank(&j, "max_rank", &rows[m.max_row]);
+            vt_json_string(&j, "max_file", rows[m.max_row].path);
+        }
+        vt_json_uint(&j, "min_bytes", m.min_bytes);
+        json_imbalance(&j, "imbalance", &m);
+        vt_json_end_object(&j);
+    }
+    vt_json_end_object(&j);
+
+    vt_json_uint(&j, "site_ranks", job->n_site_ranks);
+    vt_json_begin_array(&j, "top_sites");
+    for (size_t i = 0; i < n_shown(job); i++) {
+        const merged_site_t *e = job->sites[i];
+        vt_json_begin_object(&j, NULL);
+        vt_json_uint(&j, "bytes", e->bytes);
+        vt_json_string(&j, "category", vt_category_names[e->category]);
+        vt_json_uint(&j, "allocs", e->n_allocs);
+        vt_json_uint(&j, "ranks", e->n_ranks);
+        vt_json_uint(&j, "max_bytes", e->max_bytes);
+        json_rank(&j, "max_rank", &rows[e->max_row]);
+        vt_json_string(&j, "max_file", rows[e->max_row].path);
+        vt_json_begin_array(&j, "frames");
+        char frame[FRAME_CAP];
+        for (const char *f = e->frames; *f;) {
+            const char *nl = strchr(f, '\n');
+            snprintf(frame, sizeof(frame), "%.*s", (int)(nl - f), f);
+            vt_json_string(&j, NULL, frame);
+            f = nl + 1;
+        }
+        vt_json_end_array(&j);
+        vt_json_end_object(&j);
+    }
+    vt_json_end_array(&j);
+
+    uint64_t n_ooms = 0;
+    for (size_t i = 0; i < n; i++)
+        n_ooms += rows[i].n_ooms;
+    vt_json_uint(&j, "total_ooms", n_ooms);
+    size_t first = first_oom_row(rows, n);
+    if (first != SIZE_MAX) {
+        const rank_row_t *row = &rows[first];
+        const vt_oom_t *o = &row->first_oom;
+        vt_json_begin_object(&j, "first_oom");
+        vt_json_string(&j, "file", row->path);
+        json_rank(&j, "rank", row);
+        vt_json_uint(&j, "time_ns", o->t_ns);
+        vt_json_uint(&j, "unix_time_ns", row->start_unix_ns + o->t_ns);
+        vt_json_uint(&j, "device", o->device);
+        vt_json_uint(&j, "requested_bytes", o->requested_bytes);
+        vt_json_uint(&j, "live_bytes", o->live_total_bytes);
+        vt_json_string(&j, "api", row->first_oom_api);
+        vt_json_end_object(&j);
+    }
     vt_json_end_object(&j);
     vt_json_finish(&j);
 }
 
-int vt_report_ranks(const char *const *args, size_t n_args, int json)
+int vt_report_ranks_top(const char *const *args, size_t n_args, int json, size_t top)
 {
     char **names = NULL; /* the paths of a directory's traces, owned */
     const char *const *paths = args;
-    size_t n_paths = n_args;
+    size_t n_paths = n_args, *pos = NULL;
+    site_table_t sites = {NULL, 0, 0};
+    merged_site_t **sorted = NULL;
     int rc = 0;
     if (n_args == 1) {
         struct dirent **list;
@@ -172,7 +658,8 @@ int vt_report_ranks(const char *const *args, size_t n_args, int json)
         paths = (const char *const *)names;
     }
     rank_row_t *rows = names || n_args > 1 ? calloc(n_paths, sizeof(*rows)) : NULL;
-    if (!rows || rc) {
+    pos = calloc(n_paths, sizeof(*pos));
+    if (!rows || !pos || rc) {
         rc = error("out of memory listing %zu traces", n_paths);
         goto out;
     }
@@ -182,29 +669,42 @@ int vt_report_ranks(const char *const *args, size_t n_args, int json)
             rc = error("'%s': a directory: give it alone, or give trace files", paths[i]);
             continue;
         }
-        if (read_row(paths[i], &rows[n_rows]) == 0)
+        int row_rc = read_row(paths[i], rows, n_rows, &sites);
+        if (row_rc >= 0)
             n_rows++;
-        else
+        if (row_rc)
             rc = -1;
     }
     if (n_rows) {
         qsort(rows, n_rows, sizeof(*rows), row_order);
-        size_t worst = 0;
-        uint64_t sum_bytes = 0;
+        job_t job = {rows, n_rows, 0, 0, 0, NULL, 0, top};
         for (size_t i = 0; i < n_rows; i++) {
-            sum_bytes += rows[i].peak_bytes;
-            if (rows[i].peak_bytes > rows[worst].peak_bytes)
-                worst = i;
+            pos[rows[i].order] = i;
+            job.n_site_ranks += (size_t)rows[i].has_sites;
+            job.sum_bytes += rows[i].peak_bytes;
+            if (rows[i].peak_bytes > rows[job.worst].peak_bytes)
+                job.worst = i;
         }
+        sorted = job.sites = sorted_sites(&sites, pos, &job.n_sites);
+        if (sites.n && !sorted)
+            rc = error("out of memory sorting %zu call-sites", sites.n);
         if (json)
-            print_json(rows, n_rows, worst, sum_bytes);
+            print_json(&job);
         else
-            print_rows(rows, n_rows, worst, sum_bytes);
+            print_rows(&job);
     }
 out:
+    free(sorted);
+    site_table_release(&sites);
+    free(pos);
     free(rows);
     for (size_t i = 0; names && i < n_paths; i++)
         free(names[i]);
     free(names);
     return rc ? 1 : 0;
+}
+
+int vt_report_ranks(const char *const *args, size_t n_args, int json)
+{
+    return vt_report_ranks_top(args, n_args, json, TOP_SITES);
 }

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* `vramtrace report` over several traces or a directory of them: the per-rank table. */
+/* `vramtrace report` over several traces or a directory of them: the per-rank table and the
+ * job's merged views (categories, call-sites, OOMs across the ranks). */
 #ifndef VRAMTRACE_REPORT_RANKS_H
 #define VRAMTRACE_REPORT_RANKS_H
 
@@ -8,9 +9,12 @@
 /* Whether path is a directory. */
 int vt_report_is_dir(const char *path);
 
-/* Prints the table (or JSON) for args: several trace files, or one directory whose *.vtr files
- * are read. Returns the exit status: 0, or 1 when a trace could not be read (the others are
- * still shown). */
+/* Prints the table and the merged views (or JSON) for args: several trace files, or one
+ * directory whose *.vtr files are read; top bounds the merged call-sites (0: all). Returns the
+ * exit status: 0, or 1 when a trace could not be read (the others are still shown). */
+int vt_report_ranks_top(const char *const *args, size_t n_args, int json, size_t top);
+
+/* vt_report_ranks_top with the report's default --top (10). */
 int vt_report_ranks(const char *const *args, size_t n_args, int json);
 
 #endif

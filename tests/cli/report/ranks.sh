@@ -1,6 +1,7 @@
 # Several traces or a directory: one row per rank (rank, host, pid, device peak, when, largest
-# category at the peak), sorted by rank, the worst flagged; JSON gives the same in exact integers.
-# Three ranks of the same job: rank 1 peaks highest; a fourth trace has no rank variable.
+# category at the peak, OOMs), sorted by rank, the worst flagged, then the merged views (by
+# category, call-sites, OOMs: ranks-merged, ranks-oom); JSON gives the same in exact integers.
+# Three ranks of the same job: rank 0 peaks highest; a fourth trace has no rank variable.
 here=$(dirname "$0")
 mkdir ranks || exit
 sed 's/RANK=0/RANK=1/; s/pid=4242/pid=4243/' "$here/train.trace" | vt-mktrace ranks/r1.vtr || exit
