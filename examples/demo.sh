@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 # `make demo`: traces an example training program with `vramtrace run` — on the simulated CUDA
 # device, or on the real GPU when this machine has one — then prints the report of its trace next
-# to the theoretical budget of its model, and writes a Perfetto timeline.
+# to the theoretical budget of its model, and writes the HTML report and a Perfetto timeline.
 #   usage: examples/demo.sh [BUILD_DIR]
 set -eu
 build=${1:-build}
@@ -43,10 +43,12 @@ echo
 echo "-- vramtrace report $trace --budget examples/models/$name.model"
 "$vt" report "$trace" --budget "$here/models/$name.model"
 echo
+"$vt" html "$trace" -o "$out/report.html" --budget "$here/models/$name.model" >/dev/null
 "$vt" export "$trace" --format perfetto -o "$out/$name.perfetto.json"
 cat <<NEXT
 -- files
    trace:    $trace   ('vramtrace report --json', 'oom', 'leaks', 'timeline --csv' read it)
+   report:   $out/report.html   (self-contained: open it in any browser, file://$out/report.html)
    timeline: $out/$name.perfetto.json   (open it at https://ui.perfetto.dev)
 Categories come from the function names of examples/$name through the default rules
 ('vramtrace rules --defaults'); a rules file, NVTX ranges or annotations change them.

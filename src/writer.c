@@ -273,10 +273,11 @@ static void put_process_record(void)
         "PYTORCH_CUDA_ALLOC_CONF",
         "PYTORCH_NO_CUDA_MEMORY_CACHING",
         "XLA_PYTHON_CLIENT_PREALLOCATE",
+        "XLA_PYTHON_CLIENT_ALLOCATOR",
         "XLA_PYTHON_CLIENT_MEM_FRACTION",
         "TF_FORCE_GPU_ALLOW_GROWTH",
     };
-    enum { MAX_PAIRS = 16 };
+    enum { MAX_PAIRS = 20 }; /* pid, ppid, host, exe, cmdline and the variables above */
     uint32_t keys[MAX_PAIRS], values[MAX_PAIRS];
     unsigned n = 0;
     char buf[1024];

@@ -20,6 +20,7 @@
 #include "json.h"
 #include "kv.h"
 #include "recategorize.h"
+#include "report.h"
 #include "report_budget.h"
 #include "report_ranks.h"
 #include "symbolize.h"
@@ -59,30 +60,9 @@ static const char usage[] =
     "                     arguments after it override the file's keys\n"
     "    -h, --help       show this help\n";
 
-typedef struct report_s {
-    const char *path;
-    vt_reader_t r;
-    vt_analysis_t a;
-    int failed;         /* the reader stopped at damage */
-    vt_reader_t r_peak; /* the second pass, stopped at the peak: call-sites */
-    vt_site_t *sites;
-    size_t n_sites;
-    vt_symbolizer_t *sym;             /* names the native frames; NULL: hex addresses */
-    const vt_report_budget_t *budget; /* --budget: the model to compare with; else NULL */
-    const char *rules_path;           /* --rules: the file; else NULL */
-    vt_recategorizer_t *recat;        /* --rules: decides the categories; else NULL */
-    size_t top;                       /* --top: call-sites shown; 0 all */
-    int category;                     /* --category: the one listed; else -1 */
-    int have_at;                      /* --at given */
-    uint64_t at_ns;                   /* --at: from t0, clamped to the end of the trace */
-    int at_after_end;                 /* --at asked for a time after the end */
-    vt_analysis_t at;                 /* --at: the live set then (second pass, in r_peak) */
-    uint32_t sites_device;            /* the device rep->sites are of */
-} report_t;
-
 /* Replays the trace up to the record that made the peak and groups what was live then by
  * call-site. The first pass keeps only counters, so memory stays bounded by the live set. */
-static void peak_sites(report_t *rep, const vt_device_stats_t *peak)
+static void peak_sites(vt_report_t *rep, const vt_device_stats_t *peak)
 {
     vt_analysis_t a;
     if (vt_reader_open(&rep->r_peak, rep->path) != 0)
@@ -109,7 +89,7 @@ static const vt_device_stats_t *most_live(const vt_analysis_t *a)
 
 /* --at: replays the trace up to rep->at_ns into rep->at and groups what was live then on the
  * device with the most by call-site. Memory stays bounded by the live set, as for the peak. */
-static void at_sites(report_t *rep)
+static void at_sites(vt_report_t *rep)
 {
     if (vt_reader_open(&rep->r_peak, rep->path) != 0)
         return;
@@ -126,7 +106,7 @@ static void at_sites(report_t *rep)
 }
 
 /* --category: keeps the call-sites of that category, in order. */
-static void filter_sites(report_t *rep)
+static void filter_sites(vt_report_t *rep)
 {
     size_t m = 0;
     for (size_t i = 0; i < rep->n_sites; i++)
@@ -150,7 +130,7 @@ static uint64_t live_on(const vt_analysis_t *a, uint32_t device, uint64_t *by_ca
 
 /* The device where category c peaked highest (the lowest number on a tie), or NULL if c never
  * had device memory. */
-static const vt_device_stats_t *category_peak(const vt_analysis_t *a, int c)
+const vt_device_stats_t *vt_report_category_peak(const vt_analysis_t *a, int c)
 {
     const vt_device_stats_t *best = NULL;
     for (uint32_t i = 0; i < a->n_devices; i++)
@@ -160,17 +140,54 @@ static const vt_device_stats_t *category_peak(const vt_analysis_t *a, int c)
     return best;
 }
 
-static size_t n_shown(const report_t *rep)
+size_t vt_report_n_shown(const vt_report_t *rep)
 {
     return rep->top && rep->top < rep->n_sites ? rep->top : rep->n_sites;
 }
 
-static uint64_t rel(const report_t *rep, uint64_t t_ns)
+/* The modes, first match wins: the variable, what its value must contain ("" any; "=V": be V),
+ * the mode. */
+static const struct {
+    const char *key, *contains, *mode, *meaning;
+} allocator_modes[] = {
+    {"PYTORCH_NO_CUDA_MEMORY_CACHING", "=1", "per-tensor",
+     "each tensor is its own CUDA allocation: call-sites and categories are exact"},
+    {"XLA_PYTHON_CLIENT_ALLOCATOR", "=platform", "per-tensor",
+     "each array is its own CUDA allocation: call-sites and categories are exact"},
+    {"PYTORCH_CUDA_ALLOC_CONF", "cudaMallocAsync", "stream-ordered",
+     "tensors come from CUDA's stream-ordered pool, one allocation each; freed memory stays in "
+     "the pool up to its release threshold"},
+    {"PYTORCH_CUDA_ALLOC_CONF", "expandable_segments:True", "expandable",
+     "PyTorch's caching allocator maps and grows segments (VMM): the trace sees the segments, "
+     "not each tensor"},
+    {"PYTORCH_CUDA_ALLOC_CONF", "", "caching",
+     "PyTorch's caching allocator: the trace sees its segments, not each tensor"},
+    {"TF_FORCE_GPU_ALLOW_GROWTH", "=true", "growth",
+     "TensorFlow grows its pool on demand: the trace sees the pool's regions"},
+    {"XLA_PYTHON_CLIENT_PREALLOCATE", "=false", "growth",
+     "JAX grows its pool on demand: the trace sees the pool's regions"},
+};
+
+const char *vt_report_allocator(const vt_reader_t *r, char *setting, size_t cap,
+                                const char **meaning)
 {
-    return t_ns - rep->r.t0_ns;
+    char value[256];
+    for (size_t i = 0; i < sizeof(allocator_modes) / sizeof(allocator_modes[0]); i++) {
+        const char *want = allocator_modes[i].contains;
+        if (!vt_reader_process(r, allocator_modes[i].key, value, sizeof(value)) ||
+            (want[0] == '=' ? strcmp(value, want + 1) != 0 : !strstr(value, want)))
+            continue;
+        snprintf(setting, cap, "%s=%s", allocator_modes[i].key, value);
+        *meaning = allocator_modes[i].meaning;
+        return allocator_modes[i].mode;
+    }
+    setting[0] = '\0';
+    *meaning = "no allocator variable set; a framework's caching allocator shows as its segments, "
+               "not tensors ('vramtrace run --per-tensor')";
+    return "default";
 }
 
-static void print_process(const report_t *rep)
+static void print_process(const vt_report_t *rep)
 {
     char pid[32], host[256], cmd[1024];
     const vt_reader_t *r = &rep->r;
@@ -187,6 +204,8 @@ static void print_process(const report_t *rep)
     if (cmd[0])
         printf(": %s", cmd);
     printf("\n");
+    const char *meaning, *mode = vt_report_allocator(r, cmd, sizeof(cmd), &meaning);
+    printf("allocator: %s%s%s%s: %s\n", mode, cmd[0] ? " (" : "", cmd, cmd[0] ? ")" : "", meaning);
 }
 
 static void print_category_table(const uint64_t *by_category, uint64_t total)
@@ -203,7 +222,7 @@ static void print_category_table(const uint64_t *by_category, uint64_t total)
            vt_fmt_binary(total, b, sizeof(b)));
 }
 
-static void print_text(const report_t *rep)
+static void print_text(const vt_report_t *rep)
 {
     const vt_reader_t *r = &rep->r;
     const vt_analysis_t *a = &rep->a;
@@ -230,15 +249,16 @@ static void print_text(const report_t *rep)
     } else {
         printf("device peak: %s on device %" PRIu32 " at %s\n",
                vt_fmt_binary(peak->peak_bytes, b1, sizeof(b1)), peak->device,
-               vt_fmt_seconds(rel(rep, peak->peak_t_ns), s1, sizeof(s1)));
+               vt_fmt_seconds(vt_report_rel(rep, peak->peak_t_ns), s1, sizeof(s1)));
         print_category_table(peak->peak_by_category, peak->peak_bytes);
     }
     if (rep->category >= 0) {
-        const vt_device_stats_t *cp = category_peak(a, rep->category);
+        const vt_device_stats_t *cp = vt_report_category_peak(a, rep->category);
         if (cp)
             printf("%s peak: %s on device %" PRIu32 " at %s\n", vt_category_names[rep->category],
                    vt_fmt_binary(cp->cat_peak_bytes[rep->category], b1, sizeof(b1)), cp->device,
-                   vt_fmt_seconds(rel(rep, cp->cat_peak_t_ns[rep->category]), s1, sizeof(s1)));
+                   vt_fmt_seconds(vt_report_rel(rep, cp->cat_peak_t_ns[rep->category]), s1,
+                                  sizeof(s1)));
         else
             printf("%s peak: 0 B (no device memory of this category)\n",
                    vt_category_names[rep->category]);
@@ -258,7 +278,7 @@ static void print_text(const report_t *rep)
         }
         printf(": peak %s at %s, %s live at the end\n",
                vt_fmt_binary(d->peak_bytes, b1, sizeof(b1)),
-               vt_fmt_seconds(rel(rep, d->peak_t_ns), s1, sizeof(s1)),
+               vt_fmt_seconds(vt_report_rel(rep, d->peak_t_ns), s1, sizeof(s1)),
                vt_fmt_binary(d->live_bytes, b2, sizeof(b2)));
     }
     printf("pinned host peak: %s\n",
@@ -274,7 +294,7 @@ static void print_text(const report_t *rep)
         for (uint32_t i = 0; i < a->n_ooms; i++) {
             const vt_oom_t *o = &a->ooms[i];
             printf("  %s on device %" PRIu32 ": %s of %s failed with %s live\n",
-                   vt_fmt_seconds(rel(rep, o->t_ns), s1, sizeof(s1)), o->device,
+                   vt_fmt_seconds(vt_report_rel(rep, o->t_ns), s1, sizeof(s1)), o->device,
                    vt_reader_api_name(r, o->api, api, sizeof(api)),
                    vt_fmt_binary(o->requested_bytes, b1, sizeof(b1)),
                    vt_fmt_binary(o->live_total_bytes, b2, sizeof(b2)));
@@ -291,7 +311,7 @@ static void print_text(const report_t *rep)
         snprintf(cat, sizeof(cat), "%s ", vt_category_names[rep->category]);
     if (rep->n_sites) {
         printf("top %scall-sites %s (device %" PRIu32 "):\n", cat, when, rep->sites_device);
-        for (size_t i = 0; i < n_shown(rep); i++) {
+        for (size_t i = 0; i < vt_report_n_shown(rep); i++) {
             const vt_site_t *s = &rep->sites[i];
             printf("  %11s  %-11s %" PRIu64 " allocation%s\n",
                    vt_fmt_binary(s->bytes, b1, sizeof(b1)), vt_category_names[s->category],
@@ -326,7 +346,7 @@ static void json_by_category(vt_json_t *j, const char *key, const uint64_t *by_c
     vt_json_end_object(j);
 }
 
-static void print_json(const report_t *rep)
+static void print_json(const vt_report_t *rep)
 {
     const vt_reader_t *r = &rep->r;
     const vt_analysis_t *a = &rep->a;
@@ -351,10 +371,15 @@ static void print_json(const report_t *rep)
         vt_json_string(&j, key, vt_reader_cstring(r, r->process_kv[2 * i + 1], buf, sizeof(buf)));
     }
     vt_json_end_object(&j);
+    const char *meaning, *mode = vt_report_allocator(r, buf, sizeof(buf), &meaning);
+    vt_json_begin_object(&j, "allocator");
+    vt_json_string(&j, "mode", mode);
+    vt_json_string(&j, "setting", buf);
+    vt_json_end_object(&j);
 
     vt_json_begin_object(&j, "peak");
     vt_json_uint(&j, "bytes", peak ? peak->peak_bytes : 0);
-    vt_json_uint(&j, "time_ns", peak ? rel(rep, peak->peak_t_ns) : 0);
+    vt_json_uint(&j, "time_ns", peak ? vt_report_rel(rep, peak->peak_t_ns) : 0);
     if (peak)
         vt_json_uint(&j, "device", peak->device);
     json_by_category(&j, "by_category", peak ? peak->peak_by_category : zero);
@@ -384,11 +409,12 @@ static void print_json(const report_t *rep)
         vt_json_end_object(&j);
     }
     if (rep->category >= 0) {
-        const vt_device_stats_t *cp = category_peak(a, rep->category);
+        const vt_device_stats_t *cp = vt_report_category_peak(a, rep->category);
         vt_json_begin_object(&j, "category");
         vt_json_string(&j, "name", vt_category_names[rep->category]);
         vt_json_uint(&j, "peak_bytes", cp ? cp->cat_peak_bytes[rep->category] : 0);
-        vt_json_uint(&j, "peak_time_ns", cp ? rel(rep, cp->cat_peak_t_ns[rep->category]) : 0);
+        vt_json_uint(&j, "peak_time_ns",
+                     cp ? vt_report_rel(rep, cp->cat_peak_t_ns[rep->category]) : 0);
         if (cp)
             vt_json_uint(&j, "device", cp->device);
         vt_json_end_object(&j);
@@ -406,7 +432,7 @@ static void print_json(const report_t *rep)
             vt_json_uint(&j, "total_bytes", info->total_bytes);
         }
         vt_json_uint(&j, "peak_bytes", d->peak_bytes);
-        vt_json_uint(&j, "peak_time_ns", rel(rep, d->peak_t_ns));
+        vt_json_uint(&j, "peak_time_ns", vt_report_rel(rep, d->peak_t_ns));
         vt_json_uint(&j, "leaked_bytes", d->live_bytes);
         json_by_category(&j, "by_category", d->peak_by_category);
         vt_json_end_object(&j);
@@ -432,7 +458,7 @@ static void print_json(const report_t *rep)
     for (uint32_t i = 0; i < a->n_ooms; i++) {
         const vt_oom_t *o = &a->ooms[i];
         vt_json_begin_object(&j, NULL);
-        vt_json_uint(&j, "time_ns", rel(rep, o->t_ns));
+        vt_json_uint(&j, "time_ns", vt_report_rel(rep, o->t_ns));
         vt_json_uint(&j, "device", o->device);
         vt_json_uint(&j, "requested_bytes", o->requested_bytes);
         vt_json_uint(&j, "live_bytes", o->live_total_bytes);
@@ -445,7 +471,7 @@ static void print_json(const report_t *rep)
     vt_json_end_array(&j);
 
     vt_json_begin_array(&j, "top_sites");
-    for (size_t i = 0; i < n_shown(rep); i++) {
+    for (size_t i = 0; i < vt_report_n_shown(rep); i++) {
         const vt_site_t *s = &rep->sites[i];
         vt_json_begin_object(&j, NULL);
         vt_json_uint(&j, "bytes", s->bytes);
@@ -466,18 +492,24 @@ static void print_json(const report_t *rep)
     vt_json_finish(&j);
 }
 
-/* vt_trace_load with the categories decided by recat (NULL: the recorded ones). */
-static int trace_load(const char *path, vt_reader_t *r, vt_analysis_t *a, vt_recategorizer_t *recat)
+/* vt_trace_load with the categories decided by recat (NULL: the recorded ones); quiet: without
+ * a word on stderr. */
+static int trace_load(const char *path, vt_reader_t *r, vt_analysis_t *a, vt_recategorizer_t *recat,
+                      int quiet)
 {
     if (vt_reader_open(r, path) != 0) {
-        error("%s", r->err);
+        if (!quiet)
+            error("%s", r->err);
         vt_reader_release(r);
         return -1;
     }
     if (vt_analyze_recategorized(r, a, UINT64_MAX, recat ? vt_recategorize : NULL, recat) != 0) {
-        error("%s; showing the %" PRIu64 " records before it", r->err, r->n_records);
+        if (!quiet)
+            error("%s; showing the %" PRIu64 " records before it", r->err, r->n_records);
         return 1;
     }
+    if (quiet)
+        return 0;
     if (!r->seen_end)
         error("warning: '%s': the process did not exit cleanly (no end record): showing what it "
               "wrote",
@@ -495,12 +527,12 @@ static int trace_load(const char *path, vt_reader_t *r, vt_analysis_t *a, vt_rec
 /* vt_trace_load (trace_reader.h): the loading and the messages `report` and `oom` share. */
 int vt_trace_load(const char *path, vt_reader_t *r, vt_analysis_t *a)
 {
-    return trace_load(path, r, a, NULL);
+    return trace_load(path, r, a, NULL, 0);
 }
 
 /* Reads and parses the rules file path into *rules (static: 40 KiB). Returns 0, 1 when it cannot
  * be read, 2 for a bad line (both said on stderr). */
-static int load_rules(const char *path, vt_rules_t *rules)
+int vt_report_load_rules(const char *path, vt_rules_t *rules)
 {
     size_t len = 0;
     char *text = read_file(path, &len), err[256];
@@ -601,44 +633,160 @@ static uint64_t trace_end_ns(const char *path)
     return end;
 }
 
+int vt_report_load(vt_report_t *rep)
+{
+    int have_sym = 0;
+    if (rep->rules) {
+        have_sym = symbolizer_for_trace(rep->path, &rep->sym_storage) == 0;
+        vt_recategorizer_init(&rep->recat_storage, rep->rules, have_sym ? &rep->sym_storage : NULL);
+        rep->recat = &rep->recat_storage;
+    }
+    int rc = trace_load(rep->path, &rep->r, &rep->a, rep->recat, rep->quiet);
+    if (rc < 0) {
+        if (have_sym)
+            rep->sym = &rep->sym_storage; /* for vt_report_release */
+        return -1;
+    }
+    rep->failed = rc > 0;
+    const vt_device_stats_t *peak = vt_analysis_peak(&rep->a);
+    if (rep->have_at) {
+        uint64_t end_ns = trace_end_ns(rep->path);
+        if (rep->at_ns > end_ns) {
+            rep->at_ns = end_ns;
+            rep->at_after_end = 1;
+        }
+        at_sites(rep);
+    } else if (peak && peak->peak_bytes && peak->peak_record != UINT64_MAX) {
+        /* A peak reached after a cap has no live set in the trace to group by call-site. */
+        peak_sites(rep, peak);
+    }
+    if (rep->category >= 0)
+        filter_sites(rep);
+    /* The whole trace's modules: a library may be recorded after the peak's stacks. */
+    if (have_sym || vt_symbolizer_init_trace(&rep->sym_storage, &rep->r) == 0)
+        rep->sym = &rep->sym_storage;
+    return rep->failed;
+}
+
+void vt_report_release(vt_report_t *rep)
+{
+    if (rep->recat)
+        vt_recategorizer_release(rep->recat);
+    if (rep->sym)
+        vt_symbolizer_release(rep->sym);
+    free(rep->sites);
+    vt_analysis_release(&rep->at);
+    vt_reader_release(&rep->r_peak);
+    vt_analysis_release(&rep->a);
+    vt_reader_release(&rep->r);
+    memset(rep, 0, sizeof(*rep));
+}
+
+void vt_report_opts_init(vt_report_opts_t *o, const char *cmd)
+{
+    memset(o, 0, sizeof(*o));
+    o->cmd = cmd;
+    o->top = TOP_SITES;
+    vt_kv_list_init(&o->keys);
+}
+
+void vt_report_opts_release(vt_report_opts_t *o)
+{
+    vt_kv_list_release(&o->keys);
+}
+
+/* The value of option name at argv[*i]: "--name=V" or "--name V" (advancing *i); NULL when
+ * argv[*i] is not the option; "" when its value is missing. */
+static const char *opt_value(const char *name, int argc, char **argv, int *i)
+{
+    const char *a = argv[*i];
+    size_t n = strlen(name);
+    if (strncmp(a, name, n) != 0)
+        return NULL;
+    if (a[n] == '=')
+        return a + n + 1;
+    if (a[n])
+        return NULL;
+    return *i + 1 < argc ? argv[++*i] : "";
+}
+
+int vt_report_opts_parse(vt_report_opts_t *o, int argc, char **argv, int *i)
+{
+    const char *v, *a = argv[*i];
+    char err[512];
+    if ((v = opt_value("--budget", argc, argv, i))) {
+        if (!*v)
+            return error("'--budget' needs a model file. See 'vramtrace %s --help'.", o->cmd);
+        if (o->model)
+            return error("only one model file, please: '%s' and '%s'", o->model, v);
+        o->model = v;
+    } else if ((v = opt_value("--top", argc, argv, i))) {
+        if (!*v)
+            return error("'--top' needs a number. See 'vramtrace %s --help'.", o->cmd);
+        if (parse_count(v, &o->top) != 0)
+            return error("'--top' takes a count, not '%s'", v);
+    } else if ((v = opt_value("--rules", argc, argv, i))) {
+        if (!*v)
+            return error("'--rules' needs a rules file. See 'vramtrace %s --help'.", o->cmd);
+        if (o->rules_path)
+            return error("only one rules file, please: '%s' and '%s'", o->rules_path, v);
+        o->rules_path = v;
+    } else if (o->model && a[0] != '-' && strchr(a, '=')) {
+        /* After --budget FILE an argument with '=' is a model key (a trace named so goes
+         * before --budget). */
+        if (vt_kv_parse_arg(&o->keys, a, err, sizeof(err)) != 0)
+            return error("%s. See 'vramtrace %s --help'.", err, o->cmd);
+    } else {
+        return 0;
+    }
+    return 1;
+}
+
+int vt_report_opts_load(vt_report_opts_t *o)
+{
+    /* The model and the rules before the trace: a bad key costs no reading of a large trace. */
+    if (o->model) {
+        int rc = vt_report_budget_load(&o->budget, o->model, &o->keys);
+        if (rc != 0)
+            return rc;
+    }
+    if (o->rules_path)
+        return vt_report_load_rules(o->rules_path, &o->rules);
+    return 0;
+}
+
+void vt_report_opts_apply(const vt_report_opts_t *o, vt_report_t *rep)
+{
+    rep->budget = o->model ? &o->budget : NULL;
+    rep->rules_path = o->rules_path;
+    rep->rules = o->rules_path ? &o->rules : NULL;
+    rep->top = o->top;
+}
+
 int cmd_report(int argc, char **argv)
 {
-    const char *path = NULL, *model = NULL, *rules_path = NULL, *at_arg = NULL;
+    const char *path = NULL, *at_arg = NULL;
     int json = 0, category = -1;
     uint64_t at_ns = 0;
-    size_t top = TOP_SITES;
-    char err[512];
-    vt_kv_list_t keys; /* KEY=VALUE arguments after --budget */
-    vt_report_budget_t budget;
+    static vt_report_opts_t opts; /* static: the rules are 40 KiB */
 
     /* The trace arguments, gathered over argv's slots already read (argv[1 + n] with
      * 1 + n <= i): several files or a directory make the per-rank table. */
     const char **paths = (const char **)argv + 1;
     size_t n_paths = 0;
 
-    vt_kv_list_init(&keys);
+    vt_report_opts_init(&opts, "report");
     for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
+        const char *a = argv[i], *v;
+        int taken;
         if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
             fputs(usage, stdout);
-            vt_kv_list_release(&keys);
+            vt_report_opts_release(&opts);
             return 0;
         } else if (strcmp(a, "--json") == 0) {
             json = 1;
-        } else if (strcmp(a, "--budget") == 0 || strncmp(a, "--budget=", 9) == 0) {
-            const char *f = a[8] == '=' ? a + 9 : (i + 1 < argc ? argv[++i] : NULL);
-            if (!f || !*f) {
-                error("'--budget' needs a model file. See 'vramtrace report --help'.");
-                goto usage;
-            }
-            if (model) {
-                error("only one model file, please: '%s' and '%s'", model, f);
-                goto usage;
-            }
-            model = f;
-        } else if (strcmp(a, "--at") == 0 || strncmp(a, "--at=", 5) == 0) {
-            const char *v = a[4] == '=' ? a + 5 : (i + 1 < argc ? argv[++i] : NULL);
-            if (!v || !*v) {
+        } else if ((v = opt_value("--at", argc, argv, &i))) {
+            if (!*v) {
                 error("'--at' needs a time. See 'vramtrace report --help'.");
                 goto usage;
             }
@@ -649,9 +797,8 @@ int cmd_report(int argc, char **argv)
                 goto usage;
             }
             at_arg = v;
-        } else if (strcmp(a, "--category") == 0 || strncmp(a, "--category=", 11) == 0) {
-            const char *v = a[10] == '=' ? a + 11 : (i + 1 < argc ? argv[++i] : NULL);
-            if (!v || !*v) {
+        } else if ((v = opt_value("--category", argc, argv, &i))) {
+            if (!*v) {
                 error("'--category' needs a category. See 'vramtrace report --help'.");
                 goto usage;
             }
@@ -662,37 +809,12 @@ int cmd_report(int argc, char **argv)
                       v);
                 goto usage;
             }
-        } else if (strcmp(a, "--top") == 0 || strncmp(a, "--top=", 6) == 0) {
-            const char *v = a[5] == '=' ? a + 6 : (i + 1 < argc ? argv[++i] : NULL);
-            if (!v || !*v) {
-                error("'--top' needs a number. See 'vramtrace report --help'.");
+        } else if ((taken = vt_report_opts_parse(&opts, argc, argv, &i)) != 0) {
+            if (taken < 0)
                 goto usage;
-            }
-            if (parse_count(v, &top) != 0) {
-                error("'--top' takes a count, not '%s'", v);
-                goto usage;
-            }
-        } else if (strcmp(a, "--rules") == 0 || strncmp(a, "--rules=", 8) == 0) {
-            const char *f = a[7] == '=' ? a + 8 : (i + 1 < argc ? argv[++i] : NULL);
-            if (!f || !*f) {
-                error("'--rules' needs a rules file. See 'vramtrace report --help'.");
-                goto usage;
-            }
-            if (rules_path) {
-                error("only one rules file, please: '%s' and '%s'", rules_path, f);
-                goto usage;
-            }
-            rules_path = f;
         } else if (a[0] == '-' && a[1]) {
             error("unknown option '%s'. See 'vramtrace report --help'.", a);
             goto usage;
-        } else if (model && strchr(a, '=')) {
-            /* After --budget FILE an argument with '=' is a model key (a trace named so goes
-             * before --budget). */
-            if (vt_kv_parse_arg(&keys, a, err, sizeof(err)) != 0) {
-                error("%s. See 'vramtrace report --help'.", err);
-                goto usage;
-            }
         } else {
             if (!path)
                 path = a;
@@ -704,93 +826,40 @@ int cmd_report(int argc, char **argv)
         goto usage;
     }
     if (n_paths > 1 || vt_report_is_dir(path)) {
-        if (model || rules_path || at_arg || category >= 0) {
+        if (opts.model || opts.rules_path || at_arg || category >= 0) {
             error("--budget, --rules, --at and --category read one trace, not several");
             goto usage;
         }
-        vt_kv_list_release(&keys);
+        vt_report_opts_release(&opts);
         return vt_report_ranks(paths, n_paths, json);
     }
-    /* The model before the trace: a bad key costs no reading of a large trace. */
-    if (model) {
-        int brc = vt_report_budget_load(&budget, model, &keys);
-        if (brc != 0) {
-            vt_kv_list_release(&keys);
-            return brc;
-        }
-    }
-    vt_kv_list_release(&keys);
-    /* The rules before the trace too, for the same reason. */
-    static vt_rules_t rules;
-    if (rules_path) {
-        int rrc = load_rules(rules_path, &rules);
-        if (rrc != 0)
-            return rrc;
-    }
+    int rc = vt_report_opts_load(&opts);
+    vt_report_opts_release(&opts);
+    if (rc != 0)
+        return rc;
 
-    report_t rep;
+    vt_report_t rep;
     memset(&rep, 0, sizeof(rep));
     rep.path = path;
-    rep.budget = model ? &budget : NULL;
-    rep.rules_path = rules_path;
-    rep.top = top;
+    vt_report_opts_apply(&opts, &rep);
     rep.category = category;
-    vt_symbolizer_t sym;
-    vt_recategorizer_t recat;
-    int have_sym = 0;
-    if (rules_path) {
-        have_sym = symbolizer_for_trace(path, &sym) == 0;
-        vt_recategorizer_init(&recat, &rules, have_sym ? &sym : NULL);
-        rep.recat = &recat;
+    rep.have_at = at_arg != NULL;
+    rep.at_ns = at_ns;
+    rc = vt_report_load(&rep);
+    if (rc >= 0 && rep.at_after_end) {
+        char s2[32];
+        error("note: '--at %s' is after the end of the trace at %s: showing what was live at "
+              "the end",
+              at_arg, vt_fmt_seconds(rep.at_ns, s2, sizeof(s2)));
     }
-    int rc = trace_load(path, &rep.r, &rep.a, rep.recat);
-    if (rc < 0) {
-        if (rep.recat)
-            vt_recategorizer_release(rep.recat);
-        if (have_sym)
-            vt_symbolizer_release(&sym);
-        return 1;
-    }
-    rep.failed = rc > 0;
-    const vt_device_stats_t *peak = vt_analysis_peak(&rep.a);
-    if (at_arg) {
-        uint64_t end_ns = trace_end_ns(path);
-        rep.have_at = 1;
-        rep.at_ns = at_ns;
-        if (at_ns > end_ns) {
-            char s2[32];
-            error("note: '--at %s' is after the end of the trace at %s: showing what was live "
-                  "at the end",
-                  at_arg, vt_fmt_seconds(end_ns, s2, sizeof(s2)));
-            rep.at_ns = end_ns;
-            rep.at_after_end = 1;
-        }
-        at_sites(&rep);
-    } else if (peak && peak->peak_bytes && peak->peak_record != UINT64_MAX) {
-        /* A peak reached after a cap has no live set in the trace to group by call-site. */
-        peak_sites(&rep, peak);
-    }
-    if (category >= 0)
-        filter_sites(&rep);
-    /* The whole trace's modules: a library may be recorded after the peak's stacks. */
-    if (have_sym || vt_symbolizer_init_trace(&sym, &rep.r) == 0)
-        rep.sym = &sym;
-    if (json)
+    if (rc >= 0 && json)
         print_json(&rep);
-    else
+    else if (rc >= 0)
         print_text(&rep);
-    if (rep.recat)
-        vt_recategorizer_release(rep.recat);
-    if (rep.sym)
-        vt_symbolizer_release(rep.sym);
-    free(rep.sites);
-    vt_analysis_release(&rep.at);
-    vt_reader_release(&rep.r_peak);
-    vt_analysis_release(&rep.a);
-    vt_reader_release(&rep.r);
-    return rep.failed ? 1 : 0;
+    vt_report_release(&rep);
+    return rc ? 1 : 0;
 
 usage:
-    vt_kv_list_release(&keys);
+    vt_report_opts_release(&opts);
     return EXIT_USAGE;
 }

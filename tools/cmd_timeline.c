@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "stream.h"
+#include "timeline.h"
 #include "util.h"
 
 int cmd_timeline(int argc, char **argv);
@@ -382,7 +383,7 @@ static void print_summary(const char *path, const vt_reader_t *r, const vt_analy
 /* ---- --svg rendering ------------------------------------------------------------------- */
 
 /* Tableau 10: distinct in print and for the common colour blindnesses. */
-static const char *const cat_colors[VT_CAT_COUNT] = {
+const char *const vt_category_colors[VT_CAT_COUNT] = {
     "#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948", "#bab0ac",
 };
 
@@ -393,43 +394,6 @@ static const char *const cat_colors[VT_CAT_COUNT] = {
 #define SVG_PANEL  330
 #define SVG_PH     260
 #define SVG_PLOT_Y 30 /* plot top inside a panel */
-
-/* Writes s as XML character data: markup escaped, control bytes and invalid UTF-8 as '?'. */
-static void xml_text(FILE *out, const char *s)
-{
-    const unsigned char *p = (const unsigned char *)s;
-    while (*p) {
-        unsigned c = *p;
-        if (c == '&' || c == '<' || c == '>' || c == '"' || c == '\'') {
-            fputs(c == '&'   ? "&amp;"
-                  : c == '<' ? "&lt;"
-                  : c == '>' ? "&gt;"
-                  : c == '"' ? "&quot;"
-                             : "&apos;",
-                  out);
-            p++;
-            continue;
-        }
-        if (c < 0x80) {
-            fputc(c < 0x20 && c != '\t' ? '?' : (int)c, out);
-            p++;
-            continue;
-        }
-        int n = c >= 0xf0 && c < 0xf5 ? 3 : c >= 0xe0 ? 2 : c >= 0xc2 && c < 0xe0 ? 1 : -1;
-        if (c >= 0xf5)
-            n = -1;
-        int ok = n > 0;
-        for (int k = 1; ok && k <= n; k++)
-            ok = (p[k] & 0xc0) == 0x80;
-        if (!ok) {
-            fputc('?', out);
-            p++;
-            continue;
-        }
-        fwrite(p, 1, (size_t)n + 1, out);
-        p += n + 1;
-    }
-}
 
 /* A y tick: "0", "512 MiB", "1.5 GiB" (binary units, trailing zeros dropped). */
 static void fmt_bytes_tick(uint64_t v, char *buf, size_t cap)
@@ -534,7 +498,7 @@ static void svg_panel(FILE *out, const timeline_t *tl, const vt_reader_t *r,
             out,
             "<rect class=\"phase\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%d\" fill=\"#8c8cc8\" fill-opacity=\"0.18\"><title>",
             x0, py, w < 1 ? 1.0 : w, SVG_PH);
-        xml_text(out, tl->phases[b->phase].path);
+        vt_xml_text(out, tl->phases[b->phase].path);
         fputs("</title></rect>\n", out);
     }
     /* y axis */
@@ -603,7 +567,7 @@ static void svg_panel(FILE *out, const timeline_t *tl, const vt_reader_t *r,
         if (!any)
             continue;
         fprintf(out, "<path class=\"%s\" fill=\"%s\" fill-opacity=\"0.85\" stroke=\"none\" d=\"",
-                vt_category_names[c], cat_colors[c]);
+                vt_category_names[c], vt_category_colors[c]);
         /* a step per column: the top edge left to right, then the edge below back */
         svg_edge(out, vals, n, c, 1, tl->col_ns, span, py, ymax);
         svg_edge(out, vals, n, c - 1, 0, tl->col_ns, span, py, ymax);
@@ -620,7 +584,7 @@ static void svg_panel(FILE *out, const timeline_t *tl, const vt_reader_t *r,
             continue; /* too narrow: the band's <title> names it */
         fprintf(out, "<text class=\"phase-label\" x=\"%.1f\" y=\"%.1f\" fill=\"#446\">", x0 + 3,
                 py + 12);
-        xml_text(out, tl->phases[b->phase].path);
+        vt_xml_text(out, tl->phases[b->phase].path);
         fputs("</text>\n", out);
     }
     /* the peak */
@@ -644,7 +608,7 @@ static void svg_panel(FILE *out, const timeline_t *tl, const vt_reader_t *r,
 
 /* Writes the chart to out. */
 static void svg_write(FILE *out, const char *path, const vt_reader_t *r, const vt_analysis_t *a,
-                      timeline_t *tl)
+                      timeline_t *tl, int standalone)
 {
     char b1[32], b2[32], b3[32];
     uint64_t span = tl->last_t_ns > r->t0_ns ? tl->last_t_ns - r->t0_ns : 0;
@@ -656,18 +620,19 @@ static void svg_write(FILE *out, const char *path, const vt_reader_t *r, const v
         for (size_t k = 0; k < tl->n_dcols; k++)
             n_panels += tl->dcols[k].device == a->devices[i].device;
     int height = SVG_TOP + (n_panels ? n_panels : 1) * SVG_PANEL;
+    if (standalone) /* inside HTML the page declares the encoding */
+        fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n", out);
     fprintf(
         out,
-        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
         "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" font-family=\"sans-serif\" font-size=\"12\">\n",
         SVG_W, height, SVG_W, height);
     fputs("<title>vramtrace timeline of '", out);
-    xml_text(out, path);
+    vt_xml_text(out, path);
     fputs("'</title>\n<rect width=\"100%\" height=\"100%\" fill=\"#fff\"/>\n", out);
     fprintf(out,
             "<text x=\"%d\" y=\"24\" font-size=\"16\" font-weight=\"bold\">vramtrace timeline of '",
             SVG_PX0);
-    xml_text(out, path);
+    vt_xml_text(out, path);
     fputs("'</text>\n", out);
     const vt_device_stats_t *peak = vt_analysis_peak(a);
     if (peak && peak->peak_bytes)
@@ -686,7 +651,7 @@ static void svg_write(FILE *out, const char *path, const vt_reader_t *r, const v
         fprintf(
             out,
             "<rect x=\"%d\" y=\"54\" width=\"12\" height=\"12\" fill=\"%s\"/><text x=\"%d\" y=\"64\">%s</text>\n",
-            x, cat_colors[c], x + 16, vt_category_names[c]);
+            x, vt_category_colors[c], x + 16, vt_category_names[c]);
     }
     if (tl->bands_dropped)
         fprintf(out,
@@ -705,18 +670,30 @@ static void svg_write(FILE *out, const char *path, const vt_reader_t *r, const v
 static int svg_save(const char *path, const vt_reader_t *r, const vt_analysis_t *a, timeline_t *tl)
 {
     if (strcmp(tl->svg, "-") == 0) {
-        svg_write(stdout, path, r, a, tl);
+        svg_write(stdout, path, r, a, tl, 1);
         return 0; /* main checks stdout's writes */
     }
     FILE *out = fopen(tl->svg, "w");
     if (!out)
         return error("cannot write '%s': %s", tl->svg, strerror(errno));
-    svg_write(out, path, r, a, tl);
+    svg_write(out, path, r, a, tl, 1);
     errno = 0;
     int failed = ferror(out);
     if (fclose(out) != 0 || failed)
         return error("cannot write '%s': %s", tl->svg, strerror(errno ? errno : EIO));
     return 0;
+}
+
+static void timeline_release(timeline_t *tl)
+{
+    for (size_t i = 0; i < tl->n_phases; i++)
+        free(tl->phases[i].path);
+    free(tl->phases);
+    free(tl->open);
+    for (size_t k = 0; k < tl->n_dcols; k++)
+        free(tl->dcols[k].col);
+    free(tl->dcols);
+    free(tl->bands);
 }
 
 int cmd_timeline(int argc, char **argv)
@@ -776,13 +753,26 @@ int cmd_timeline(int argc, char **argv)
         vt_analysis_release(&a);
         vt_reader_release(&r);
     }
-    for (size_t i = 0; i < tl.n_phases; i++)
-        free(tl.phases[i].path);
-    free(tl.phases);
-    free(tl.open);
-    for (size_t k = 0; k < tl.n_dcols; k++)
-        free(tl.dcols[k].col);
-    free(tl.dcols);
-    free(tl.bands);
+    timeline_release(&tl);
     return rc ? 1 : 0;
+}
+
+int vt_timeline_svg(const char *path, FILE *out)
+{
+    timeline_t tl;
+    memset(&tl, 0, sizeof(tl));
+    tl.svg = "-";
+    tl.col_ns = 1000;
+    vt_reader_t r;
+    vt_analysis_t a;
+    int rc = vt_trace_stream(path, &r, &a, on_record, &tl);
+    if (rc >= 0) {
+        svg_write(out, path, &r, &a, &tl, 0);
+        if (tl.oom)
+            rc = error("'%s': out of memory following the phases", path);
+        vt_analysis_release(&a);
+        vt_reader_release(&r);
+    }
+    timeline_release(&tl);
+    return rc;
 }

@@ -447,3 +447,64 @@ void vt_report_budget_json(vt_json_t *j, const vt_report_budget_t *rb,
     vt_json_end_array(j);
     vt_json_end_object(j);
 }
+
+/* ------------------------------------------------------------------ HTML */
+
+static void html_row(FILE *out, const vt_report_budget_t *rb, const char *name, uint64_t m, int c)
+{
+    char b[32], r[32];
+    uint64_t v[M_COUNT] = {0, 0};
+    int h[M_COUNT];
+    fprintf(out, "<tr><th>%s</th><td>%s</td>", name, vt_fmt_binary(m, b, sizeof(b)));
+    for (int k = 0; k < M_COUNT; k++) {
+        h[k] = budget_of(rb, k, c, &v[k]);
+        fprintf(out, "<td>%s</td>", h[k] ? vt_fmt_binary(v[k], b, sizeof(b)) : "\u2014");
+    }
+    for (int k = 0; k < M_COUNT; k++)
+        fprintf(out, "<td>%s</td>", ratio(h[k], m, v[k], 0, r, sizeof(r)));
+    fputs("</tr>\n", out);
+}
+
+void vt_report_budget_html(FILE *out, const vt_report_budget_t *rb,
+                           const uint64_t measured[VT_CAT_COUNT])
+{
+    const vt_budget_realistic_t *r = &rb->budget.realistic;
+    char b1[32], b2[32], b3[32], buf[1024];
+
+    fputs("<section id=\"budget\"><h2>Measured versus budget</h2>\n<p>The peak's categories next "
+          "to the estimates of model file <code>",
+          out);
+    vt_xml_text(out, rb->model_file);
+    fputs("</code> (<code>vramtrace budget</code>).</p>\n<table class=\"num\"><thead><tr>"
+          "<th>category</th><th>measured</th><th>naive</th><th>realistic</th>"
+          "<th>measured\u00f7naive</th><th>measured\u00f7realistic</th></tr></thead><tbody>\n",
+          out);
+    for (int c = 0; c < VT_CAT_COUNT; c++)
+        html_row(out, rb, vt_category_names[c], measured[c], c);
+    fputs("</tbody><tfoot>\n", out);
+    html_row(out, rb, "total", measured_total(measured), VT_CAT_COUNT);
+    fputs("</tfoot></table>\n", out);
+    if (have(rb, M_REALISTIC))
+        fprintf(out,
+                "<p>Apart from the realistic total: overhead %s (CUDA context %s, cuBLAS "
+                "workspaces %s), transient %s.</p>\n",
+                vt_fmt_binary(r->overhead, b1, sizeof(b1)),
+                vt_fmt_binary(r->overhead_context, b2, sizeof(b2)),
+                vt_fmt_binary(r->overhead_cublas, b3, sizeof(b3)),
+                vt_fmt_binary(r->transient, buf, sizeof(buf)));
+    int n_notes = 0;
+    for (int c = 0; c < VT_CAT_COUNT; c++) {
+        if (!note(rb, measured, c, buf, sizeof(buf)))
+            continue;
+        if (!n_notes++)
+            fputs("<ul class=\"notes\">\n", out);
+        fprintf(out, "<li><b>%s</b>: ", vt_category_names[c]);
+        vt_xml_text(out, buf);
+        fputs(".</li>\n", out);
+    }
+    if (n_notes)
+        fputs("</ul>\n", out);
+    else
+        fputs("<p>Every category is within 20% of its estimates.</p>\n", out);
+    fputs("</section>\n", out);
+}

@@ -5,6 +5,7 @@
 #ifndef VT_REPORT_BUDGET_H
 #define VT_REPORT_BUDGET_H
 #include <stdint.h>
+#include <stdio.h>
 
 #include "budget.h"
 #include "json.h"
@@ -28,5 +29,9 @@ void vt_report_budget_text(const vt_report_budget_t *rb, const uint64_t measured
 
 /* The "budget" member of the report's JSON object. */
 void vt_report_budget_json(vt_json_t *j, const vt_report_budget_t *rb,
+                           const uint64_t measured[VT_CAT_COUNT]);
+
+/* The "budget" section of the HTML report (cmd_html.c): the same table and notes. */
+void vt_report_budget_html(FILE *out, const vt_report_budget_t *rb,
                            const uint64_t measured[VT_CAT_COUNT]);
 #endif

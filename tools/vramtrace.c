@@ -11,7 +11,7 @@
 
 typedef struct cmd_s {
     const char *name;
-    int (*fn)(int argc, char **argv); /* NULL: planned (DESIGN.md §3), not implemented yet */
+    int (*fn)(int argc, char **argv);
     const char *summary;
 } cmd_t;
 
@@ -27,6 +27,7 @@ int cmd_timeline(int argc, char **argv);
 int cmd_check(int argc, char **argv);
 int cmd_export(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
+int cmd_html(int argc, char **argv);
 
 static const cmd_t commands[] = {
     {"run", cmd_run, "trace a command: run [-o FILE] -- CMD [ARGS]"},
@@ -35,8 +36,8 @@ static const cmd_t commands[] = {
     {"leaks", cmd_leaks, "device memory never freed, by call-site: leaks FILE [--top N]"},
     {"timeline", cmd_timeline, "device memory over time: timeline FILE [--csv]"},
     {"check", cmd_check, "CI gate on the peaks: check FILE --max-peak SIZE"},
-    {"export", cmd_export, "convert: export FILE --format perfetto|folded|csv [-o OUT]"},
-    {"html", NULL, "self-contained HTML report"},
+    {"export", cmd_export, "convert: export FILE --format perfetto|speedscope|folded|csv -o OUT"},
+    {"html", cmd_html, "self-contained HTML report: html FILE [-o OUT] [--budget MODEL]"},
     {"budget", cmd_budget, "theoretical memory budget: budget [--model FILE] [KEY=VALUE...]"},
     {"rules", cmd_rules, "category rules: rules --defaults | --check FILE"},
     {"diff", cmd_diff, "what changed between two runs: diff A B [--json] [--top N]"},
@@ -52,8 +53,7 @@ static void print_usage(FILE *out)
           "Commands:\n",
           out);
     for (size_t i = 0; i < N_COMMANDS; i++)
-        fprintf(out, "   %-10s %s%s\n", commands[i].name, commands[i].summary,
-                commands[i].fn ? "" : " (not implemented yet)");
+        fprintf(out, "   %-10s %s\n", commands[i].name, commands[i].summary);
     fputs("\n"
           "Capture without the launcher:\n"
           "   LD_PRELOAD=/path/to/libvramtrace.so VRAMTRACE_OUTPUT=FILE CMD [ARGS]\n",
@@ -135,9 +135,5 @@ int main(int argc, char **argv)
     const cmd_t *cmd = find_command(argv[0]);
     if (!cmd)
         return not_a_command(argv[0]);
-    if (!cmd->fn) {
-        error("'%s' is not implemented yet", cmd->name);
-        return 1;
-    }
     return finish_stdout(cmd->fn(argc, argv));
 }

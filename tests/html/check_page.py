@@ -1,0 +1,220 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""check_page.py PAGE REPORT_JSON MODE: checks the page `vramtrace html` wrote, as Chromium
+rendered it (PAGE.dom from --dump-dom, PAGE.png from --screenshot), against the figures of
+`vramtrace report --json` on the same trace. MODE "budget" expects the budget section, "oom" an
+OOM. Exits 1 with the reasons on stderr."""
+import html.parser
+import json
+import re
+import struct
+import sys
+import zlib
+
+CATEGORIES = ["weights", "gradients", "optimizer", "activations", "data", "workspace", "unknown"]
+# tools/cmd_timeline.c's colours; the chart fills at opacity 0.85 over the plot's #fafafa.
+COLORS = ["#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948", "#bab0ac"]
+
+failures = []
+
+
+def check(ok, what):
+    if not ok:
+        failures.append(what)
+
+
+def binary(v):
+    """vt_fmt_binary: "512 B", "1.50 GiB"."""
+    if v < 1024:
+        return "%d B" % v
+    x, units = v / 1024, ["KiB", "MiB", "GiB", "TiB", "PiB", "EiB"]
+    u = 0
+    while x >= 1024 and u < 5:
+        x /= 1024
+        u += 1
+    return "%.2f %s" % (x, units[u])
+
+
+class Node:
+    def __init__(self, tag, attrs, parent):
+        self.tag, self.attrs, self.parent, self.children, self.text = tag, dict(attrs), parent, [], ""
+
+    def all(self, tag):
+        for c in self.children:
+            if c.tag == tag:
+                yield c
+            yield from c.all(tag)
+
+    def content(self):
+        return self.text + "".join(c.content() for c in self.children)
+
+
+class Tree(html.parser.HTMLParser):
+    VOID = {"meta", "br", "img", "input", "link", "hr"}
+
+    def __init__(self):
+        super().__init__()
+        self.root = self.cur = Node("#root", [], None)
+
+    def handle_starttag(self, tag, attrs):
+        node = Node(tag, attrs, self.cur)
+        self.cur.children.append(node)
+        if tag not in self.VOID:
+            self.cur = node
+
+    def handle_startendtag(self, tag, attrs):
+        self.cur.children.append(Node(tag, attrs, self.cur))
+
+    def handle_endtag(self, tag):
+        n = self.cur
+        while n is not None and n.tag != tag:
+            n = n.parent
+        if n is not None and n.parent is not None:
+            self.cur = n.parent
+
+    def handle_data(self, data):
+        # Text in order with the children: kept as a child so content() keeps the order.
+        t = Node("#text", [], self.cur)
+        t.text = data
+        self.cur.children.append(t)
+
+
+def png_pixels(path):
+    """(width, height, rows of RGB tuples) of an 8-bit RGB or RGBA non-interlaced PNG."""
+    data = open(path, "rb").read()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n", "not a PNG"
+    pos, idat, width = 8, b"", 0
+    while pos < len(data):
+        n, kind = struct.unpack(">I4s", data[pos:pos + 8])
+        body = data[pos + 8:pos + 8 + n]
+        if kind == b"IHDR":
+            width, height, depth, ctype, _, _, interlace = struct.unpack(">IIBBBBB", body)
+            assert depth == 8 and ctype in (2, 6) and not interlace, "unexpected PNG kind"
+            bpp = 3 if ctype == 2 else 4
+        elif kind == b"IDAT":
+            idat += body
+        pos += 12 + n
+    raw, stride = zlib.decompress(idat), width * bpp
+    prev, rows = bytearray(stride), []
+    for y in range(height):
+        f, line = raw[y * (stride + 1)], bytearray(raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)])
+        for i in range(stride):
+            a = line[i - bpp] if i >= bpp else 0
+            b, c = prev[i], prev[i - bpp] if i >= bpp else 0
+            if f == 1:
+                line[i] = (line[i] + a) & 255
+            elif f == 2:
+                line[i] = (line[i] + b) & 255
+            elif f == 3:
+                line[i] = (line[i] + (a + b) // 2) & 255
+            elif f == 4:
+                p = a + b - c
+                pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
+                line[i] = (line[i] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
+        rows.append(line)
+        prev = line
+    return width, height, rows, bpp
+
+
+def main():
+    page, report_path, mode = sys.argv[1:4]
+    source = open(page, encoding="utf-8").read()
+    report = json.load(open(report_path))
+
+    # Self-contained: nothing that makes a browser fetch anything.
+    for pattern in [r"<script", r"<link", r"<img", r"<iframe", r"<object", r"\bsrc\s*=",
+                    r"\bhref\s*=", r"url\(", r"@import"]:
+        check(not re.search(pattern, source, re.I), "the page source has %s" % pattern)
+
+    tree = Tree()
+    tree.feed(open(page + ".dom", encoding="utf-8").read())
+    sections = {s.attrs.get("id"): s for s in tree.root.all("section")}
+    want = ["summary", "timeline", "categories", "devices", "sites", "ooms", "leaks"]
+    if mode == "budget":
+        want.append("budget")
+    for sid in want:
+        check(sid in sections, "no section '%s' in the rendered page" % sid)
+    if failures:
+        return
+
+    # Summary: the device peak as the report gives it.
+    peak = report["peak"]
+    summary = sections["summary"].content()
+    check(binary(peak["bytes"]) in summary, "summary lacks the peak %s" % binary(peak["bytes"]))
+    check(report["allocator"]["mode"] in summary, "summary lacks the allocator mode")
+
+    # Categories: one row per category, exact bytes with commas.
+    rows = [r for r in sections["categories"].all("tr") if any(True for _ in r.all("th"))]
+    body = {}
+    for r in rows:
+        cells = [c.content().strip() for c in r.children if c.tag in ("th", "td")]
+        if cells and cells[0] in CATEGORIES:
+            body[cells[0]] = cells
+    for c in CATEGORIES:
+        check(c in body, "categories table lacks %s" % c)
+        if c in body:
+            check(body[c][1] == "{:,}".format(peak["by_category"][c]),
+                  "%s: %s bytes, the report says %d" % (c, body[c][1], peak["by_category"][c]))
+
+    # The timeline: an inline SVG with one area per category that had memory, and the peak.
+    svgs = list(sections["timeline"].all("svg"))
+    check(len(svgs) == 1, "the timeline has %d svg elements" % len(svgs))
+    if svgs:
+        paths = list(svgs[0].all("path"))
+        check(len(paths) >= 1, "the timeline's svg has no areas")
+        check("peak " + binary(peak["bytes"]) in svgs[0].content(), "the chart lacks its peak")
+
+    # Top call-sites: the report's, in order, with the same frames.
+    site_rows = [r for r in sections["sites"].all("tr") if list(r.all("ol"))]
+    check(len(site_rows) == len(report["top_sites"]),
+          "%d call-sites shown, the report has %d" % (len(site_rows), len(report["top_sites"])))
+    for r, s in zip(site_rows, report["top_sites"]):
+        frames = [li.content() for li in next(r.all("ol")).all("li")]
+        check(frames == s["frames"][:len(frames)] and len(frames) >= min(len(s["frames"]), 12),
+              "frames differ: %s versus %s" % (frames, s["frames"]))
+
+    # OOMs: one heading each.
+    heads = list(sections["ooms"].all("h3"))
+    check(len(heads) == len(report["ooms"]), "%d OOMs shown, %d in the report" %
+          (len(heads), len(report["ooms"])))
+    if mode == "oom":
+        check(len(report["ooms"]) > 0, "the oom fixture has no OOM")
+
+    if mode == "budget":
+        b = sections["budget"]
+        rows = {}
+        for r in b.all("tr"):
+            cells = [c.content().strip() for c in r.children if c.tag in ("th", "td")]
+            if cells:
+                rows[cells[0]] = cells
+        for c in CATEGORIES:
+            check(c in rows and rows[c][1] == binary(peak["by_category"][c]),
+                  "budget row %s: %s" % (c, rows.get(c)))
+        naive = report["budget"]["naive"]
+        check(rows["total"][2] == binary(naive["total"]), "budget naive total %s" % rows["total"])
+
+    # The screenshot: the chart's areas are painted, in the blended category colours.
+    width, height, rows, bpp = png_pixels(page + ".png")
+    counts = [0] * len(COLORS)
+    targets = []
+    for col in COLORS:
+        rgb = [int(col[i:i + 2], 16) for i in (1, 3, 5)]
+        targets.append([round(0.85 * v + 0.15 * 250) for v in rgb])
+    for line in rows:
+        for x in range(0, width * bpp, bpp):
+            px = line[x:x + 3]
+            for k, t in enumerate(targets):
+                if abs(px[0] - t[0]) <= 3 and abs(px[1] - t[1]) <= 3 and abs(px[2] - t[2]) <= 3:
+                    counts[k] += 1
+                    break
+    for k, c in enumerate(CATEGORIES):
+        if peak["bytes"] and peak["by_category"][c] * 10 >= peak["bytes"]:
+            check(counts[k] >= 500, "the screenshot has %d pixels of %s's area" % (counts[k], c))
+
+
+main()
+if failures:
+    for f in failures:
+        print("check_page: " + f, file=sys.stderr)
+    sys.exit(1)
+print("check_page: %s ok" % sys.argv[1])

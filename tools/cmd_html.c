@@ -1,0 +1,517 @@
+/* SPDX-License-Identifier: MIT */
+/* `vramtrace html FILE [-o OUT] [--top N] [--rules RULES] [--budget MODEL [KEY=VALUE...]]`: the
+ * report of one trace as one self-contained HTML page that loads nothing (no script, no font, no
+ * link): the summary, the timeline chart (cmd_timeline.c's SVG, inline), the peak by category,
+ * the devices, the top call-sites at the peak, the OOMs, what was never freed, and the budget
+ * comparison (report_budget.c). The numbers are the report's (report.h). The page is written to
+ * a temporary file beside OUT and renamed over it, so OUT is never half written. Exit statuses:
+ * 0 ok, 1 unreadable or damaged trace (a damaged trace still gets its page), unwritable output,
+ * unreadable model or rules file, 2 usage. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "report.h"
+#include "timeline.h"
+#include "util.h"
+
+int cmd_html(int argc, char **argv);
+
+#define MAX_FRAMES 12 /* frames shown per call-site */
+#define FRAME_CAP  512
+
+static const char usage[] =
+    "usage: vramtrace html FILE [-o OUT] [--top N] [--rules RULES]\n"
+    "                      [--budget MODEL [KEY=VALUE...]]\n"
+    "\n"
+    "The report of a trace as one self-contained HTML page (no script, nothing\n"
+    "loaded from the network): summary, timeline chart, the peak by category,\n"
+    "devices, top call-sites, out-of-memory errors, memory never freed, and\n"
+    "with --budget the comparison with the model's budgets.\n"
+    "\n"
+    "    -o OUT           write the page to OUT ('-': stdout); default: FILE with\n"
+    "                     .vtr replaced by .html\n"
+    "    --top N          show the N largest call-sites (default 10; 0: all)\n"
+    "    --rules RULES    decide every allocation's category again with the rules\n"
+    "                     of file RULES (docs/categories.md)\n"
+    "    --budget MODEL   compare the peak's categories with the naive and realistic\n"
+    "                     budgets of a model file (docs/budget.md); KEY=VALUE\n"
+    "                     arguments after it override the file's keys\n"
+    "    -h, --help       show this help\n";
+
+static const char style[] =
+    "body{font:14px/1.45 system-ui,sans-serif;margin:0 auto;max-width:1200px;padding:0 24px 48px;"
+    "color:#222}\n"
+    "h1{font-size:22px;margin:24px 0 4px}h2{font-size:17px;margin:28px 0 8px;border-bottom:1px "
+    "solid #ddd;padding-bottom:4px}\n"
+    "table{border-collapse:collapse;margin:6px 0}th,td{padding:3px 10px;text-align:left;"
+    "vertical-align:top;border-bottom:1px solid #eee}\n"
+    "table.num td{text-align:right;font-variant-numeric:tabular-nums}thead th{background:#f6f6f6}\n"
+    "tfoot th,tfoot td{font-weight:bold}code,.frames{font-family:ui-monospace,monospace;"
+    "font-size:12px}\n"
+    ".frames{margin:0;padding-left:18px;text-align:left}.bar{display:inline-block;height:10px}\n"
+    ".swatch{display:inline-block;width:10px;height:10px;margin-right:6px}\n"
+    ".warn{background:#fff4e5;border-left:4px solid #f28e2b;padding:6px 10px}\n"
+    ".big{font-size:20px;font-weight:bold}svg{max-width:100%;height:auto}\n";
+
+static void text(FILE *out, const char *s)
+{
+    vt_xml_text(out, s);
+}
+
+static void warnings(FILE *out, const vt_report_t *rep)
+{
+    const vt_reader_t *r = &rep->r;
+    const vt_analysis_t *a = &rep->a;
+    char b[32];
+    if (rep->failed) {
+        fputs("<p class=\"warn\">The trace is damaged: ", out);
+        text(out, r->err);
+        fprintf(out, ". This page shows the %" PRIu64 " records before it.</p>\n", r->n_records);
+    }
+    if (!r->seen_end)
+        fputs("<p class=\"warn\">The process did not exit cleanly (no end record): this page "
+              "shows what it wrote.</p>\n",
+              out);
+    if (r->dropped)
+        fprintf(out,
+                "<p class=\"warn\">The library could not record %" PRIu64
+                " events: totals are low.</p>\n",
+                r->dropped);
+    if (a->capped_limit_bytes)
+        fprintf(out,
+                "<p class=\"warn\">The trace reached VRAMTRACE_MAX_SIZE (%s): later events "
+                "are not in it; the peaks are the library's own.</p>\n",
+                vt_fmt_binary(a->capped_limit_bytes, b, sizeof(b)));
+}
+
+static void summary(FILE *out, const vt_report_t *rep)
+{
+    const vt_reader_t *r = &rep->r;
+    const vt_analysis_t *a = &rep->a;
+    const vt_device_stats_t *peak = vt_analysis_peak(a);
+    char b1[32], b2[32], s1[32], buf[1024];
+    const char *meaning;
+
+    fputs("<section id=\"summary\"><h2>Summary</h2>\n<table>\n", out);
+    if (vt_reader_process(r, "pid", buf, sizeof(buf))) {
+        fputs("<tr><th>process</th><td>", out);
+        text(out, buf);
+        if (vt_reader_process(r, "host", buf, sizeof(buf)) && buf[0]) {
+            fputs(" on ", out);
+            text(out, buf);
+        }
+        if (vt_reader_process(r, "cmdline", buf, sizeof(buf)) ||
+            vt_reader_process(r, "exe", buf, sizeof(buf))) {
+            fputs(": <code>", out);
+            text(out, buf);
+            fputs("</code>", out);
+        }
+        fputs("</td></tr>\n", out);
+    }
+    const char *mode = vt_report_allocator(r, buf, sizeof(buf), &meaning);
+    fprintf(out, "<tr><th>allocator</th><td><b>%s</b>", mode);
+    if (buf[0]) {
+        fputs(" (<code>", out);
+        text(out, buf);
+        fputs("</code>)", out);
+    }
+    fputs(": ", out);
+    text(out, meaning);
+    fputs("</td></tr>\n", out);
+    if (rep->rules_path) {
+        fputs("<tr><th>categories</th><td>by the rules of <code>", out);
+        text(out, rep->rules_path);
+        fputs("</code></td></tr>\n", out);
+    }
+    fputs("<tr><th>device peak</th><td>", out);
+    if (peak)
+        fprintf(out, "<span class=\"big\">%s</span> on device %" PRIu32 " at %s",
+                vt_fmt_binary(peak->peak_bytes, b1, sizeof(b1)), peak->device,
+                vt_fmt_seconds(vt_report_rel(rep, peak->peak_t_ns), s1, sizeof(s1)));
+    else
+        fputs("0 B (no device memory allocated)", out);
+    fputs("</td></tr>\n", out);
+    fprintf(out, "<tr><th>pinned host peak</th><td>%s</td></tr>\n",
+            vt_fmt_binary(a->peak_bytes[VT_TRACE_SERIES_PINNED], b1, sizeof(b1)));
+    fprintf(out, "<tr><th>managed peak</th><td>%s</td></tr>\n",
+            vt_fmt_binary(a->peak_bytes[VT_TRACE_SERIES_MANAGED], b1, sizeof(b1)));
+    fprintf(out,
+            "<tr><th>totals</th><td>%" PRIu64 " allocations, %" PRIu64 " frees, %" PRIu64
+            " failed</td></tr>\n",
+            a->n_allocs, a->n_frees, a->n_failed);
+    fprintf(out, "<tr><th>never freed</th><td>%s</td></tr>\n",
+            vt_fmt_binary(vt_analysis_leaked_bytes(a), b2, sizeof(b2)));
+    fprintf(out, "<tr><th>out-of-memory errors</th><td>%" PRIu32 "</td></tr>\n", a->n_ooms);
+    fputs("</table>\n", out);
+    warnings(out, rep);
+    fputs("</section>\n", out);
+}
+
+/* The timeline chart, made first into memory: a trace that cannot be streamed leaves no page. */
+static int timeline(const char *path, char **svg, size_t *len)
+{
+    FILE *mem = open_memstream(svg, len);
+    if (!mem)
+        return error("out of memory drawing the timeline of '%s'", path);
+    int rc = vt_timeline_svg(path, mem);
+    if (fclose(mem) != 0)
+        rc = error("out of memory drawing the timeline of '%s'", path);
+    return rc;
+}
+
+static void categories(FILE *out, const vt_report_t *rep)
+{
+    const vt_analysis_t *a = &rep->a;
+    const vt_device_stats_t *peak = vt_analysis_peak(a);
+    static const uint64_t zero[VT_CAT_COUNT];
+    const uint64_t *by = peak ? peak->peak_by_category : zero;
+    uint64_t total = peak ? peak->peak_bytes : 0;
+    char b1[32], c1[32], s1[32];
+
+    fputs("<section id=\"categories\"><h2>At the peak, by category</h2>\n"
+          "<table class=\"num\"><thead><tr><th>category</th><th>bytes</th><th>binary</th>"
+          "<th>share</th><th></th><th>own peak</th><th>when</th></tr></thead><tbody>\n",
+          out);
+    for (int c = 0; c < VT_CAT_COUNT; c++) {
+        double share = total ? 100.0 * (double)by[c] / (double)total : 0;
+        const vt_device_stats_t *cp = vt_report_category_peak(a, c);
+        fprintf(out,
+                "<tr><th><span class=\"swatch\" style=\"background:%s\"></span>%s</th>"
+                "<td>%s</td><td>%s</td><td>%.1f%%</td>"
+                "<td><span class=\"bar\" style=\"width:%.0fpx;background:%s\"></span></td>",
+                vt_category_colors[c], vt_category_names[c], vt_fmt_commas(by[c], c1, sizeof(c1)),
+                vt_fmt_binary(by[c], b1, sizeof(b1)), share, 2 * share, vt_category_colors[c]);
+        if (cp)
+            fprintf(out, "<td>%s</td><td>%s</td></tr>\n",
+                    vt_fmt_binary(cp->cat_peak_bytes[c], b1, sizeof(b1)),
+                    vt_fmt_seconds(vt_report_rel(rep, cp->cat_peak_t_ns[c]), s1, sizeof(s1)));
+        else
+            fputs("<td>0 B</td><td>\u2014</td></tr>\n", out);
+    }
+    fprintf(out,
+            "</tbody><tfoot><tr><th>total</th><td>%s</td><td>%s</td><td></td><td></td><td></td>"
+            "<td></td></tr></tfoot></table>\n</section>\n",
+            vt_fmt_commas(total, c1, sizeof(c1)), vt_fmt_binary(total, b1, sizeof(b1)));
+}
+
+static void devices(FILE *out, const vt_report_t *rep)
+{
+    const vt_analysis_t *a = &rep->a;
+    char b1[32], b2[32], b3[32], s1[32], name[256];
+    if (!a->n_devices)
+        return;
+    fputs("<section id=\"devices\"><h2>Devices</h2>\n<table class=\"num\"><thead><tr>"
+          "<th>device</th><th>name</th><th>memory</th><th>peak</th><th>at</th>"
+          "<th>live at the end</th></tr></thead><tbody>\n",
+          out);
+    for (uint32_t i = 0; i < a->n_devices; i++) {
+        const vt_device_stats_t *d = &a->devices[i];
+        const vt_trace_device_t *info = vt_reader_device(&rep->r, d->device);
+        name[0] = '\0';
+        b1[0] = '\0';
+        if (info) {
+            vt_reader_cstring(&rep->r, info->name_string_id, name, sizeof(name));
+            if (info->total_bytes)
+                vt_fmt_binary(info->total_bytes, b1, sizeof(b1));
+        }
+        fprintf(out, "<tr><td>%" PRIu32 "</td><td>", d->device);
+        text(out, name);
+        fprintf(out, "</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td></tr>\n", b1,
+                vt_fmt_binary(d->peak_bytes, b2, sizeof(b2)),
+                vt_fmt_seconds(vt_report_rel(rep, d->peak_t_ns), s1, sizeof(s1)),
+                vt_fmt_binary(d->live_bytes, b3, sizeof(b3)));
+    }
+    fputs("</tbody></table>\n</section>\n", out);
+}
+
+/* The frames of stack id, leaf first, as a list. r is the reader that holds the stack. */
+static void frames(FILE *out, const vt_report_t *rep, const vt_reader_t *r, uint32_t id)
+{
+    char frame[FRAME_CAP];
+    if (!id) {
+        fputs("<i>no call-site recorded</i>", out);
+        return;
+    }
+    fputs("<ol class=\"frames\">", out);
+    for (int depth = 0; id; depth++) {
+        if (depth == MAX_FRAMES) {
+            fputs("<li>\u2026</li>", out);
+            break;
+        }
+        id = vt_symbolize_frame(rep->sym, r, id, frame, sizeof(frame));
+        fputs("<li>", out);
+        text(out, frame);
+        fputs("</li>", out);
+    }
+    fputs("</ol>", out);
+}
+
+static void sites_table(FILE *out, const vt_report_t *rep, const vt_reader_t *r,
+                        const vt_site_t *sites, size_t n)
+{
+    char b1[32];
+    fputs("<table class=\"num\"><thead><tr><th>bytes</th><th>category</th><th>allocations</th>"
+          "<th>call-site (innermost first)</th></tr></thead><tbody>\n",
+          out);
+    for (size_t i = 0; i < n; i++) {
+        const vt_site_t *s = &sites[i];
+        fprintf(out,
+                "<tr><td>%s</td><td><span class=\"swatch\" style=\"background:%s\"></span>%s"
+                "</td><td>%" PRIu64 "</td><td>",
+                vt_fmt_binary(s->bytes, b1, sizeof(b1)), vt_category_colors[s->category],
+                vt_category_names[s->category], s->n_allocs);
+        frames(out, rep, r, s->stack_id);
+        fputs("</td></tr>\n", out);
+    }
+    fputs("</tbody></table>\n", out);
+}
+
+static void top_sites(FILE *out, const vt_report_t *rep)
+{
+    fputs("<section id=\"sites\"><h2>Top call-sites at the peak</h2>\n", out);
+    if (!rep->n_sites)
+        fputs("<p>None: no device memory was live at a recorded peak.</p>\n", out);
+    else {
+        fprintf(out, "<p>Device %" PRIu32 ", identical stacks merged.</p>\n", rep->sites_device);
+        sites_table(out, rep, &rep->r_peak, rep->sites, vt_report_n_shown(rep));
+    }
+    fputs("</section>\n", out);
+}
+
+static void ooms(FILE *out, const vt_report_t *rep)
+{
+    const vt_analysis_t *a = &rep->a;
+    char b1[32], b2[32], b3[32], s1[32], api[128];
+    fputs("<section id=\"ooms\"><h2>Out-of-memory errors</h2>\n", out);
+    if (!a->n_ooms)
+        fputs("<p>None.</p>\n", out);
+    for (uint32_t i = 0; i < a->n_ooms; i++) {
+        const vt_oom_t *o = &a->ooms[i];
+        fprintf(out, "<h3>%s on device %" PRIu32 ": ",
+                vt_fmt_seconds(vt_report_rel(rep, o->t_ns), s1, sizeof(s1)), o->device);
+        text(out, vt_reader_api_name(&rep->r, o->api, api, sizeof(api)));
+        fprintf(out, " of %s failed</h3>\n<p>%s live",
+                vt_fmt_binary(o->requested_bytes, b1, sizeof(b1)),
+                vt_fmt_binary(o->live_total_bytes, b2, sizeof(b2)));
+        if (o->total_bytes)
+            fprintf(out, "; the device had %s free of %s",
+                    vt_fmt_binary(o->free_bytes, b1, sizeof(b1)),
+                    vt_fmt_binary(o->total_bytes, b3, sizeof(b3)));
+        fputs(". Live by category:", out);
+        for (int c = 0; c < VT_CAT_COUNT; c++)
+            if (o->live_bytes[c])
+                fprintf(out, " %s %s;", vt_category_names[c],
+                        vt_fmt_binary(o->live_bytes[c], b1, sizeof(b1)));
+        fputs(" (<code>vramtrace oom</code> tells more.)</p>\n<div>Call-site: ", out);
+        frames(out, rep, &rep->r, o->stack_id);
+        fputs("</div>\n", out);
+    }
+    fputs("</section>\n", out);
+}
+
+/* What was live at the end, by call-site, on each device that had some. */
+static void leaks(FILE *out, const vt_report_t *rep)
+{
+    const vt_analysis_t *a = &rep->a;
+    char b1[32];
+    fputs("<section id=\"leaks\"><h2>Never freed</h2>\n", out);
+    if (!vt_analysis_leaked_bytes(a))
+        fputs("<p>Nothing: every device allocation was freed.</p>\n", out);
+    for (uint32_t i = 0; i < a->n_devices; i++) {
+        vt_site_t *sites = NULL;
+        size_t n = 0;
+        if (!a->devices[i].live_bytes)
+            continue;
+        fprintf(out, "<p>Device %" PRIu32 ": %s live at the end.</p>\n", a->devices[i].device,
+                vt_fmt_binary(a->devices[i].live_bytes, b1, sizeof(b1)));
+        if (vt_analysis_sites(a, a->devices[i].device, &sites, &n) == 0) {
+            sites_table(out, rep, &rep->r, sites, rep->top && rep->top < n ? rep->top : n);
+            free(sites);
+        }
+    }
+    fputs("</section>\n", out);
+}
+
+static void page(FILE *out, const vt_report_t *rep, const char *svg, size_t svg_len)
+{
+    static const uint64_t zero[VT_CAT_COUNT];
+    const vt_device_stats_t *peak = vt_analysis_peak(&rep->a);
+    fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+          "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+          "<title>vramtrace: ",
+          out);
+    text(out, rep->path);
+    fprintf(out, "</title>\n<style>\n%s</style>\n</head>\n<body>\n<h1>vramtrace report</h1>\n",
+            style);
+    fputs("<p>Trace <code>", out);
+    text(out, rep->path);
+    fprintf(out, "</code> (format %u.%u), made by vramtrace %s.</p>\n", rep->r.major, rep->r.minor,
+            VRAMTRACE_VERSION_STRING);
+    summary(out, rep);
+    fputs("<section id=\"timeline\"><h2>Timeline</h2>\n", out);
+    fwrite(svg, 1, svg_len, out);
+    fputs("</section>\n", out);
+    categories(out, rep);
+    if (rep->budget)
+        vt_report_budget_html(out, rep->budget, peak ? peak->peak_by_category : zero);
+    devices(out, rep);
+    top_sites(out, rep);
+    ooms(out, rep);
+    leaks(out, rep);
+    fputs("</body>\n</html>\n", out);
+}
+
+/* Writes the page to a temporary file beside out_path, then renames it over out_path (a device
+ * or pipe is written in place). Returns 0, or -1 after a message (nothing is left behind). */
+static int save(const char *out_path, const vt_report_t *rep, const char *svg, size_t svg_len)
+{
+    if (strcmp(out_path, "-") == 0) {
+        page(stdout, rep, svg, svg_len);
+        return 0; /* main checks stdout's writes */
+    }
+    struct stat st;
+    if (stat(out_path, &st) == 0 && S_ISDIR(st.st_mode))
+        return error("cannot write '%s': %s", out_path, strerror(EISDIR));
+    if (stat(out_path, &st) == 0 && !S_ISREG(st.st_mode)) {
+        /* A device or a pipe: written in place, since there is no file to replace. */
+        FILE *out = fopen(out_path, "w");
+        if (!out)
+            return error("cannot write '%s': %s", out_path, strerror(errno));
+        page(out, rep, svg, svg_len);
+        errno = 0;
+        int failed = ferror(out);
+        if (fclose(out) != 0 || failed)
+            return error("cannot write '%s': %s", out_path, strerror(errno ? errno : EIO));
+        return 0;
+    }
+    size_t n = strlen(out_path);
+    char *tmp = malloc(n + sizeof(".XXXXXX"));
+    if (!tmp)
+        return error("cannot write '%s': out of memory", out_path);
+    memcpy(tmp, out_path, n);
+    memcpy(tmp + n, ".XXXXXX", sizeof(".XXXXXX"));
+    int fd = mkstemp(tmp);
+    if (fd < 0) {
+        error("cannot write '%s': %s", out_path, strerror(errno));
+        free(tmp);
+        return -1;
+    }
+    /* mkstemp makes it 0600; a page is as readable as any file the user writes. */
+    mode_t mask = umask(0);
+    umask(mask);
+    fchmod(fd, 0666 & ~mask);
+    FILE *out = fdopen(fd, "w");
+    if (!out) {
+        error("cannot write '%s': %s", out_path, strerror(errno));
+        close(fd);
+        unlink(tmp);
+        free(tmp);
+        return -1;
+    }
+    page(out, rep, svg, svg_len);
+    errno = 0;
+    int failed = ferror(out);
+    if (fclose(out) != 0 || failed || rename(tmp, out_path) != 0) {
+        error("cannot write '%s': %s", out_path, strerror(errno ? errno : EIO));
+        unlink(tmp);
+        free(tmp);
+        return -1;
+    }
+    free(tmp);
+    return 0;
+}
+
+/* FILE with a .vtr suffix replaced by .html (appended when there is none), malloc'd. */
+static char *default_output(const char *path)
+{
+    size_t n = strlen(path);
+    if (n > 4 && strcmp(path + n - 4, ".vtr") == 0)
+        n -= 4;
+    char *out = malloc(n + sizeof(".html"));
+    if (out) {
+        memcpy(out, path, n);
+        memcpy(out + n, ".html", sizeof(".html"));
+    }
+    return out;
+}
+
+int cmd_html(int argc, char **argv)
+{
+    const char *path = NULL, *out_arg = NULL;
+    static vt_report_opts_t opts; /* static: the rules are 40 KiB */
+    vt_report_opts_init(&opts, "html");
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        int taken;
+        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+            fputs(usage, stdout);
+            vt_report_opts_release(&opts);
+            return 0;
+        } else if (strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0 ||
+                   strncmp(a, "--output=", 9) == 0) {
+            const char *v = a[8] == '=' ? a + 9 : i + 1 < argc ? argv[++i] : NULL;
+            if (!v || !*v) {
+                error("'-o' needs a file ('-': stdout). See 'vramtrace html --help'.");
+                goto usage;
+            }
+            out_arg = v;
+        } else if ((taken = vt_report_opts_parse(&opts, argc, argv, &i)) != 0) {
+            if (taken < 0)
+                goto usage;
+        } else if (a[0] == '-' && a[1]) {
+            error("unknown option '%s'. See 'vramtrace html --help'.", a);
+            goto usage;
+        } else if (path) {
+            error("html reads one trace: '%s' and '%s'", path, a);
+            goto usage;
+        } else {
+            path = a;
+        }
+    }
+    if (!path) {
+        error("html needs a trace file. See 'vramtrace html --help'.");
+        goto usage;
+    }
+    int rc = vt_report_opts_load(&opts);
+    vt_report_opts_release(&opts);
+    if (rc != 0)
+        return rc;
+    char *out_path = out_arg ? NULL : default_output(path);
+    if (!out_arg && !out_path) {
+        error("out of memory");
+        return 1;
+    }
+
+    /* The chart's pass says the trace's problems; the report's passes stay quiet. */
+    char *svg = NULL;
+    size_t svg_len = 0;
+    int trc = timeline(path, &svg, &svg_len);
+    vt_report_t rep;
+    memset(&rep, 0, sizeof(rep));
+    rep.path = path;
+    rep.quiet = 1;
+    rep.category = -1;
+    vt_report_opts_apply(&opts, &rep);
+    if (trc >= 0)
+        rc = vt_report_load(&rep);
+    if (trc >= 0 && rc >= 0 && save(out_arg ? out_arg : out_path, &rep, svg, svg_len) == 0) {
+        if (!out_arg || strcmp(out_arg, "-") != 0)
+            printf("wrote %s: open it in a browser\n", out_arg ? out_arg : out_path);
+        rc = trc || rc ? 1 : 0;
+    } else {
+        rc = 1;
+    }
+    vt_report_release(&rep);
+    free(svg);
+    free(out_path);
+    return rc;
+
+usage:
+    vt_report_opts_release(&opts);
+    return EXIT_USAGE;
+}

@@ -1,0 +1,97 @@
+/* SPDX-License-Identifier: MIT */
+/* The single-trace report (cmd_report.c): the trace read once into counters, the call-sites
+ * live at the peak (or at --at TIME) from a second replay, and a symbolizer for their frames.
+ * `report` prints it as text or JSON, `html` (cmd_html.c) as a page. */
+#ifndef VT_REPORT_H
+#define VT_REPORT_H
+#include <stddef.h>
+#include <stdint.h>
+
+#include "recategorize.h"
+#include "report_budget.h"
+#include "symbolize.h"
+#include "kv.h"
+#include "trace_reader.h"
+
+typedef struct vt_report_s {
+    /* what to show: set by the caller before vt_report_load (zero: the defaults) */
+    const char *path;
+    const vt_report_budget_t *budget; /* --budget: the model to compare with; else NULL */
+    const char *rules_path;           /* --rules: the file; else NULL */
+    const vt_rules_t *rules;          /* --rules: parsed (vt_report_load_rules); else NULL */
+    size_t top;                       /* --top: call-sites shown; 0 all */
+    int category;                     /* --category: the one listed; -1 all */
+    int have_at;                      /* --at given */
+    uint64_t at_ns;                   /* --at: from t0 */
+    int quiet; /* say nothing of the trace's problems (another pass said them) */
+
+    /* what vt_report_load found */
+    vt_reader_t r;
+    vt_analysis_t a;
+    int failed;         /* the reader stopped at damage */
+    int at_after_end;   /* --at asked for a time after the end: at_ns is the end */
+    vt_reader_t r_peak; /* the second pass, stopped at the peak (or --at): call-sites */
+    vt_analysis_t at;   /* --at: the live set then */
+    vt_site_t *sites;
+    size_t n_sites;
+    uint32_t sites_device;     /* the device sites are of */
+    vt_symbolizer_t *sym;      /* names the native frames; NULL: hex addresses */
+    vt_recategorizer_t *recat; /* --rules: decides the categories; else NULL */
+    vt_symbolizer_t sym_storage;
+    vt_recategorizer_t recat_storage;
+} vt_report_t;
+
+/* vt_report_load: reads rep->path as the inputs of rep ask, printing the trace's problems with
+ * error(). Returns -1 when the trace is unreadable (nothing to show), 1 when damaged part-way
+ * (what came before is loaded: show it, exit 1), 0 otherwise. Release rep in every case. */
+int vt_report_load(vt_report_t *rep);
+void vt_report_release(vt_report_t *rep);
+
+/* Reads and parses the rules file path into *rules. Returns 0, 1 when it cannot be read, 2 for a
+ * bad line (both said on stderr). */
+int vt_report_load_rules(const char *path, vt_rules_t *rules);
+
+/* The device where category c peaked highest (the lowest number on a tie), or NULL if c never
+ * had device memory. */
+const vt_device_stats_t *vt_report_category_peak(const vt_analysis_t *a, int c);
+
+/* The allocator mode the PROCESS record's variables say: "per-tensor", "stream-ordered",
+ * "expandable", "caching", "growth" or "default"; the variable that says it into setting
+ * ("KEY=VALUE"; "" for default) and a sentence on what the trace sees into *meaning. */
+const char *vt_report_allocator(const vt_reader_t *r, char *setting, size_t cap,
+                                const char **meaning);
+
+/* How many of rep->sites to show: rep->top of them, or all. */
+size_t vt_report_n_shown(const vt_report_t *rep);
+
+/* t_ns (absolute) from the trace's t0. */
+static inline uint64_t vt_report_rel(const vt_report_t *rep, uint64_t t_ns)
+{
+    return t_ns - rep->r.t0_ns;
+}
+
+/* The options `report` and `html` share: --budget MODEL [KEY=VALUE...], --rules RULES, --top N. */
+typedef struct vt_report_opts_s {
+    const char *cmd;           /* "report" or "html": named in usage errors */
+    const char *model;         /* --budget MODEL, or NULL */
+    const char *rules_path;    /* --rules RULES, or NULL */
+    size_t top;                /* --top N; 10 by default */
+    vt_kv_list_t keys;         /* the KEY=VALUE arguments after --budget */
+    vt_report_budget_t budget; /* vt_report_opts_load: the model's budgets */
+    vt_rules_t rules;          /* vt_report_opts_load: the rules (40 KiB: keep it static) */
+} vt_report_opts_t;
+
+void vt_report_opts_init(vt_report_opts_t *o, const char *cmd);
+void vt_report_opts_release(vt_report_opts_t *o); /* the keys only: budget and rules stay */
+
+/* Takes argv[*i] (and its value, advancing *i) when it is one of the shared options. Returns 1
+ * when taken, 0 when it is not one of them, -1 after a usage error on stderr (exit 2). */
+int vt_report_opts_parse(vt_report_opts_t *o, int argc, char **argv, int *i);
+
+/* Reads the model and the rules files, before the trace, so a bad key costs no reading of a
+ * large trace. Returns 0, or the exit status after a message (1 unreadable, 2 bad content). */
+int vt_report_opts_load(vt_report_opts_t *o);
+
+/* Sets the inputs of rep that the shared options decide (budget, rules, top). */
+void vt_report_opts_apply(const vt_report_opts_t *o, vt_report_t *rep);
+#endif
