@@ -42,8 +42,12 @@ static const char usage[] =
     "out-of-memory errors.\n"
     "\n"
     "Several traces, or a directory of them (the ranks of a torchrun, SLURM\n"
-    "or mpirun job): one row per trace with its rank, host, pid, device peak\n"
-    "and largest category at it, the worst rank flagged; --json gives the same.\n"
+    "or mpirun job): one row per trace with its rank, host, pid, device peak,\n"
+    "largest category at it and out-of-memory errors, the worst rank flagged;\n"
+    "then the job merged: each category at each rank's peak (sum, max and its\n"
+    "rank, min, max/mean), the top call-sites at the ranks' peaks matched\n"
+    "across ranks by their frames (--top N), and the job's first\n"
+    "out-of-memory error; --json gives the same.\n"
     "\n"
     "    --json           print JSON on stdout (keys: docs/trace-format.md)\n"
     "    --at TIME        what was live at TIME instead of at the peak, on every\n"
@@ -831,7 +835,7 @@ int cmd_report(int argc, char **argv)
             goto usage;
         }
         vt_report_opts_release(&opts);
-        return vt_report_ranks(paths, n_paths, json);
+        return vt_report_ranks(paths, n_paths, json, opts.top);
     }
     int rc = vt_report_opts_load(&opts);
     vt_report_opts_release(&opts);

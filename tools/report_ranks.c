@@ -21,8 +21,7 @@
 #include "util.h"
 
 #define FRAME_CAP       512
-#define TEXT_MAX_FRAMES 8  /* as a single trace's report */
-#define TOP_SITES       10 /* the default of report --top */
+#define TEXT_MAX_FRAMES 8 /* as a single trace's report */
 
 typedef struct rank_row_s {
     const char *path;
@@ -628,7 +627,7 @@ static void print_json(const job_t *job)
     vt_json_finish(&j);
 }
 
-int vt_report_ranks_top(const char *const *args, size_t n_args, int json, size_t top)
+int vt_report_ranks(const char *const *args, size_t n_args, int json, size_t top)
 {
     char **names = NULL; /* the paths of a directory's traces, owned */
     const char *const *paths = args;
@@ -702,9 +701,4 @@ out:
         free(names[i]);
     free(names);
     return rc ? 1 : 0;
-}
-
-int vt_report_ranks(const char *const *args, size_t n_args, int json)
-{
-    return vt_report_ranks_top(args, n_args, json, TOP_SITES);
 }

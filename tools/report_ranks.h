@@ -12,9 +12,6 @@ int vt_report_is_dir(const char *path);
 /* Prints the table and the merged views (or JSON) for args: several trace files, or one
  * directory whose *.vtr files are read; top bounds the merged call-sites (0: all). Returns the
  * exit status: 0, or 1 when a trace could not be read (the others are still shown). */
-int vt_report_ranks_top(const char *const *args, size_t n_args, int json, size_t top);
-
-/* vt_report_ranks_top with the report's default --top (10). */
-int vt_report_ranks(const char *const *args, size_t n_args, int json);
+int vt_report_ranks(const char *const *args, size_t n_args, int json, size_t top);
 
 #endif
