@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /* The trace reader (trace_reader.h) and the analysis behind `report` and `oom`. The file is
  * mapped read-only; every varint is read through a cursor that stops at the end of the file,
- * so a truncated or corrupt trace gives an error naming the byte, never a read past the end. */
+ * so a truncated or corrupt trace gives an error naming the byte, never a read past the end.
+ * The exception is the fast path for ALLOC and FREE (most of a trace, see "the fast path"),
+ * which checks the end once per record instead, and hands every record that is not plainly
+ * valid to the cursor's path, so the errors are the same. */
 #include "trace_reader.h"
 
 #include <errno.h>
@@ -433,8 +436,171 @@ static int decode(vt_reader_t *r, cur_t *c, unsigned t, vt_event_t *ev)
     return 0;
 }
 
+/* ---- the fast path: ALLOC and FREE away from the end of the file ---------------------------- */
+
+/* The longest ALLOC (the longest FREE is shorter): the type, the flags byte and 7 varints. */
+#define FAST_RECORD_BYTES (2 + 7 * 10)
+
+/* A varint at p, which has at least 10 readable bytes: no bounds check. Returns the byte after
+ * it, or NULL for a varint of more than 64 bits (the slow path then says so). */
+static inline const uint8_t *fast_u(const uint8_t *p, uint64_t *v)
+{
+    if (p[0] < 0x80) {
+        *v = p[0];
+        return p + 1;
+    }
+    if (p[1] < 0x80) {
+        *v = (p[0] & 0x7fu) | (uint64_t)p[1] << 7;
+        return p + 2;
+    }
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    /* Up to 8 bytes without a branch per byte: the first clear top bit ends the varint; the
+     * 7-bit groups are then packed pairwise (7+7, 14+14, 28+28). */
+    uint64_t x;
+    memcpy(&x, p, sizeof(x));
+    uint64_t stop = ~x & 0x8080808080808080ull;
+    if (stop) {
+        unsigned bits = (unsigned)__builtin_ctzll(stop) + 1; /* 8 × the length */
+        x &= ~0ull >> (64 - bits);
+        x = ((x & 0x7f007f007f007f00ull) >> 1) | (x & 0x007f007f007f007full);
+        x = ((x & 0x3fff00003fff0000ull) >> 2) | (x & 0x00003fff00003fffull);
+        x = ((x & 0x0fffffff00000000ull) >> 4) | (x & 0x000000000fffffffull);
+        *v = x;
+        return p + bits / 8;
+    }
+#endif
+    uint64_t out = 0;
+    for (unsigned n = 0; n < 10; n++) {
+        uint64_t b = p[n];
+        out |= (b & 0x7f) << (7 * n);
+        if (b < 0x80) {
+            if (n == 9 && b > 1)
+                return NULL;
+            *v = out;
+            return p + n + 1;
+        }
+    }
+    return NULL;
+}
+
+/* memset(ev, 0, sizeof(*ev)) in straight-line 16-byte stores: GCC makes a 128-byte memset a
+ * `rep stos`, whose start-up alone costs more than decoding the record. */
+static inline void clear_event(vt_event_t *ev)
+{
+#if defined(__SSE2__)
+    typedef uint8_t v16 __attribute__((vector_size(16)));
+    v16 zero = {0};
+    __asm__("" : "+x"(zero)); /* an opaque value: GCC cannot fold the stores into a memset */
+    unsigned char *p = (unsigned char *)ev;
+    size_t i = 0;
+    for (; i + 16 <= sizeof(*ev); i += 16)
+        __builtin_memcpy(p + i, &zero, 16);
+    for (; i < sizeof(*ev); i++)
+        p[i] = 0;
+#else
+    memset(ev, 0, sizeof(*ev));
+#endif
+}
+
+/* An ALLOC or FREE decoded by the fast path: what vt_event_t's alloc and free members hold. */
+typedef struct fast_rec_s {
+    uint64_t t_ns, address, size_bytes, thread;
+    uint32_t device, api, stack_id;
+    uint8_t flags;
+} fast_rec_t;
+
+/* Decodes the ALLOC or FREE (t) at start, which has more than FAST_RECORD_BYTES bytes after it
+ * in the file, into *f, moving the reader past it exactly as decode() does. Returns 1, or 0
+ * without changing anything when the record is not plainly valid (an overlong varint, a value
+ * out of range, an undefined stack): decode() then reads it again and gives the error. */
+static inline __attribute__((always_inline)) int fast_record(vt_reader_t *r, size_t start,
+                                                             unsigned t, fast_rec_t *f)
+{
+    const uint8_t *p = r->map + start + 1;
+    uint64_t dt, device = 0, api, delta, size = 0, stack = 0, thread;
+    if (!(p = fast_u(p, &dt)))
+        return 0;
+    uint8_t b = *p++;
+    if (t == VT_REC_ALLOC) {
+        if (!(p = fast_u(p, &device)) || device > UINT32_MAX)
+            return 0;
+    }
+    if (!(p = fast_u(p, &api)) || api > UINT32_MAX || !(p = fast_u(p, &delta)))
+        return 0;
+    if (t == VT_REC_ALLOC) {
+        if (!(p = fast_u(p, &size)) || !(p = fast_u(p, &stack)) || stack >= r->n_stacks)
+            return 0;
+    }
+    if (!(p = fast_u(p, &thread)))
+        return 0;
+    f->t_ns = (r->seen_event ? r->t_ns : r->t0_ns) + dt;
+    f->address = r->address + (uint64_t)((int64_t)(delta >> 1) ^ -(int64_t)(delta & 1));
+    f->size_bytes = size;
+    f->thread = thread;
+    f->device = (uint32_t)device;
+    f->api = (uint32_t)api;
+    f->stack_id = (uint32_t)stack;
+    f->flags = b;
+    r->seen_event = true;
+    r->t_ns = f->t_ns;
+    r->address = f->address;
+    r->pos = (size_t)(p - r->map);
+    r->n_records++;
+    return 1;
+}
+
+/* The event of a fast record, as vt_reader_next hands it out (cleared first, as decode's are). */
+static inline void fast_event(vt_event_t *ev, size_t start, unsigned t, const fast_rec_t *f)
+{
+    clear_event(ev);
+    ev->type = t;
+    ev->offset = start;
+    ev->t_ns = f->t_ns;
+    uint8_t b = f->flags;
+    if (t == VT_REC_ALLOC) {
+        ev->u.alloc.series = b & VT_FLAG_SERIES_MASK;
+        ev->u.alloc.category = VT_FLAG_CATEGORY(b);
+        ev->u.alloc.handle = (b & VT_FLAG_HANDLE) != 0;
+        ev->u.alloc.implicit = (b & VT_FLAG_IMPLICIT) != 0;
+        ev->u.alloc.device = f->device;
+        ev->u.alloc.api = f->api;
+        ev->u.alloc.stack_id = f->stack_id;
+        ev->u.alloc.address = f->address;
+        ev->u.alloc.size_bytes = f->size_bytes;
+        ev->u.alloc.thread = f->thread;
+    } else {
+        ev->u.free.series = b & VT_FLAG_SERIES_MASK;
+        ev->u.free.unmatched = (b & VT_FLAG_UNMATCHED) != 0;
+        ev->u.free.handle = (b & VT_FLAG_HANDLE) != 0;
+        ev->u.free.implicit = (b & VT_FLAG_IMPLICIT) != 0;
+        ev->u.free.api = f->api;
+        ev->u.free.address = f->address;
+        ev->u.free.thread = f->thread;
+    }
+}
+
+/* The mapping is faulted in a window at a time, ahead of the reader: one madvise per window
+ * instead of a page fault per 16 pages (the kernel's fault-around), which costs 10% of a
+ * `report` on a VM. A window, not MAP_POPULATE: memory use and start-up stay independent of
+ * the file's size. A failed madvise changes nothing: the pages fault in as before. */
+#define POPULATE_BYTES ((size_t)8 << 20)
+
+static void populate(vt_reader_t *r)
+{
+    size_t from = r->mapped,
+           len = r->size - from < POPULATE_BYTES ? r->size - from : POPULATE_BYTES;
+#ifdef MADV_POPULATE_READ
+    (void)madvise((void *)(r->map + from), len, MADV_POPULATE_READ);
+#else
+    (void)madvise((void *)(r->map + from), len, MADV_WILLNEED);
+#endif
+    r->mapped = from + len;
+}
+
 int vt_reader_next(vt_reader_t *r, vt_event_t *ev)
 {
+    if (r->pos >= r->mapped && r->pos < r->size)
+        populate(r);
     if (r->state)
         return r->state > 0 ? 0 : -1;
     /* The end of the file at a record boundary is the end of data (a writer that trims its
@@ -443,9 +609,15 @@ int vt_reader_next(vt_reader_t *r, vt_event_t *ev)
         r->state = 1;
         return 0;
     }
-    memset(ev, 0, sizeof(*ev));
     size_t start = r->pos;
     unsigned t = r->map[start];
+    fast_rec_t f;
+    if ((t == VT_REC_ALLOC || t == VT_REC_FREE) && r->size - start > FAST_RECORD_BYTES &&
+        fast_record(r, start, t, &f)) {
+        fast_event(ev, start, t, &f);
+        return 1;
+    }
+    memset(ev, 0, sizeof(*ev));
     ev->type = t;
     ev->offset = start;
     ev->t_ns = r->t_ns;
@@ -582,6 +754,19 @@ static size_t live_hash(uint8_t series, uint8_t handle, uint64_t address, size_t
     return (size_t)x & mask;
 }
 
+/* The slot of (series, handle, address) in a table with room: the entry, or the empty slot
+ * where the probe for it ended (where live_insert would put it). */
+static inline vt_live_t *live_probe(const vt_analysis_t *a, uint8_t series, uint8_t handle,
+                                    uint64_t address)
+{
+    size_t mask = a->cap_live - 1;
+    for (size_t i = live_hash(series, handle, address, mask);; i = (i + 1) & mask) {
+        vt_live_t *e = &a->live[i];
+        if (!e->used || (e->address == address && e->series == series && e->handle == handle))
+            return e;
+    }
+}
+
 static vt_live_t *live_find(const vt_analysis_t *a, uint8_t series, uint8_t handle,
                             uint64_t address)
 {
@@ -648,7 +833,18 @@ static void live_remove(vt_analysis_t *a, vt_live_t *e)
 
 /* ---- analysis ------------------------------------------------------------------------------ */
 
-static vt_device_stats_t *device_stats(vt_analysis_t *a, uint32_t device)
+static vt_device_stats_t *device_stats_add(vt_analysis_t *a, uint32_t device);
+
+/* The stats of device, created when first seen (NULL: out of memory). */
+static inline vt_device_stats_t *device_stats(vt_analysis_t *a, uint32_t device)
+{
+    /* Most traces have one device, or a few with the busiest first. */
+    if (a->n_devices && a->devices[0].device == device)
+        return &a->devices[0];
+    return device_stats_add(a, device);
+}
+
+static vt_device_stats_t *device_stats_add(vt_analysis_t *a, uint32_t device)
 {
     uint32_t i = 0;
     while (i < a->n_devices && a->devices[i].device < device)
@@ -664,40 +860,104 @@ static vt_device_stats_t *device_stats(vt_analysis_t *a, uint32_t device)
     return &a->devices[i];
 }
 
-static void account(vt_analysis_t *a, const vt_reader_t *r, const vt_live_t *e, int sign,
-                    uint64_t t_ns)
+/* size_bytes of a new entry (series, device, category) into the totals and the peaks, at t_ns.
+ * Scalars, not a vt_live_t: the fast path keeps them in registers. */
+static inline void account_add(vt_analysis_t *a, const vt_reader_t *r, uint8_t series,
+                               uint32_t device, uint8_t category, uint64_t size_bytes,
+                               uint64_t t_ns)
+{
+    if (series == VT_TRACE_SERIES_DEVICE) {
+        vt_device_stats_t *d = device_stats(a, device);
+        if (!d)
+            return;
+        d->live_bytes += size_bytes;
+        d->live_by_category[category] += size_bytes;
+        if (d->live_by_category[category] > d->cat_peak_bytes[category]) {
+            d->cat_peak_bytes[category] = d->live_by_category[category];
+            d->cat_peak_t_ns[category] = t_ns;
+        }
+        if (d->live_bytes > d->peak_bytes) {
+            d->peak_bytes = d->live_bytes;
+            d->peak_t_ns = t_ns;
+            d->peak_record = r->n_records;
+            memcpy(d->peak_by_category, d->live_by_category, sizeof(d->peak_by_category));
+        }
+    }
+    uint64_t *live = &a->live_bytes[series];
+    *live += size_bytes;
+    if (*live > a->peak_bytes[series]) {
+        a->peak_bytes[series] = *live;
+        a->peak_t_ns[series] = t_ns;
+    }
+}
+
+/* Live entry e out of the totals (it is being freed or replaced). */
+static inline void account_remove(vt_analysis_t *a, const vt_live_t *e)
 {
     if (e->series == VT_TRACE_SERIES_DEVICE) {
         vt_device_stats_t *d = device_stats(a, e->device);
         if (!d)
             return;
-        if (sign > 0) {
-            d->live_bytes += e->size_bytes;
-            d->live_by_category[e->category] += e->size_bytes;
-            if (d->live_by_category[e->category] > d->cat_peak_bytes[e->category]) {
-                d->cat_peak_bytes[e->category] = d->live_by_category[e->category];
-                d->cat_peak_t_ns[e->category] = t_ns;
-            }
-            if (d->live_bytes > d->peak_bytes) {
-                d->peak_bytes = d->live_bytes;
-                d->peak_t_ns = t_ns;
-                d->peak_record = r->n_records;
-                memcpy(d->peak_by_category, d->live_by_category, sizeof(d->peak_by_category));
-            }
-        } else {
-            d->live_bytes -= e->size_bytes;
-            d->live_by_category[e->category] -= e->size_bytes;
-        }
+        d->live_bytes -= e->size_bytes;
+        d->live_by_category[e->category] -= e->size_bytes;
     }
-    uint64_t *live = &a->live_bytes[e->series];
-    if (sign > 0) {
-        *live += e->size_bytes;
-        if (*live > a->peak_bytes[e->series]) {
-            a->peak_bytes[e->series] = *live;
-            a->peak_t_ns[e->series] = t_ns;
-        }
+    a->live_bytes[e->series] -= e->size_bytes;
+}
+
+/* An ALLOC (with its category already decided) into the live set and the totals. Returns 0, or
+ * -1 when out of memory (the reader is failed, naming the record at offset). */
+static inline int apply_alloc(vt_analysis_t *a, vt_reader_t *r, uint8_t series, uint8_t handle,
+                              uint8_t category, bool implicit, uint32_t device, uint32_t stack_id,
+                              uint64_t address, uint64_t size_bytes, uint64_t t_ns, uint64_t offset)
+{
+    /* Totals count the program's calls; implicit entries only move memory. */
+    if (!implicit)
+        a->n_allocs++;
+    /* One probe: the entry at the same address, or the empty slot live_insert would fill. */
+    vt_live_t *slot = a->cap_live ? live_probe(a, series, handle, address) : NULL;
+    if (slot && slot->used) {
+        /* The same address again without a free in between: the free was not seen. */
+        account_remove(a, slot);
+        live_remove(a, slot);
+        slot = NULL;
+    }
+    if (slot && (a->n_live + 1) * 2 <= a->cap_live) {
+        slot->address = address;
+        slot->size_bytes = size_bytes;
+        slot->device = device;
+        slot->stack_id = stack_id;
+        slot->series = series;
+        slot->handle = handle;
+        slot->category = category;
+        slot->used = 1;
+        a->n_live++;
     } else {
-        *live -= e->size_bytes;
+        vt_live_t e = {.address = address,
+                       .size_bytes = size_bytes,
+                       .device = device,
+                       .stack_id = stack_id,
+                       .series = series,
+                       .handle = handle,
+                       .category = category};
+        if (live_insert(a, &e) != 0)
+            return fail(r, "'%s': out of memory at byte %" PRIu64, r->path, offset);
+    }
+    account_add(a, r, series, device, category, size_bytes, t_ns);
+    return 0;
+}
+
+/* A FREE: the live entry at (series, handle, address), if any, leaves the live set. */
+static inline void apply_free(vt_analysis_t *a, uint8_t series, uint8_t handle, bool implicit,
+                              bool unmatched, uint64_t address)
+{
+    if (!implicit)
+        a->n_frees++;
+    if (unmatched)
+        a->n_unmatched_frees++;
+    vt_live_t *e = live_find(a, series, handle, address);
+    if (e) {
+        account_remove(a, e);
+        live_remove(a, e);
     }
 }
 
@@ -730,42 +990,18 @@ int vt_analysis_apply(vt_analysis_t *a, vt_reader_t *r, const vt_event_t *ev)
         return fail(r, "'%s': out of memory at byte %" PRIu64, r->path, ev->offset);
     switch (ev->type) {
     case VT_REC_ALLOC: {
-        /* Totals count the program's calls; implicit entries only move memory. */
-        if (!ev->u.alloc.implicit)
-            a->n_allocs++;
-        vt_live_t e = {.address = ev->u.alloc.address,
-                       .size_bytes = ev->u.alloc.size_bytes,
-                       .device = ev->u.alloc.device,
-                       .stack_id = ev->u.alloc.stack_id,
-                       .series = ev->u.alloc.series,
-                       .handle = ev->u.alloc.handle,
-                       .category = ev->u.alloc.category < VT_CAT_COUNT ? ev->u.alloc.category
-                                                                       : VT_CAT_UNKNOWN};
+        uint8_t category =
+            ev->u.alloc.category < VT_CAT_COUNT ? ev->u.alloc.category : VT_CAT_UNKNOWN;
         if (recategorized >= 0)
-            e.category = recategorized < VT_CAT_COUNT ? (uint8_t)recategorized : VT_CAT_UNKNOWN;
-        /* The same address again without a free in between: the free was not seen. */
-        vt_live_t *old = live_find(a, e.series, e.handle, e.address);
-        if (old) {
-            account(a, r, old, -1, ev->t_ns);
-            live_remove(a, old);
-        }
-        if (live_insert(a, &e) != 0)
-            return fail(r, "'%s': out of memory at byte %" PRIu64, r->path, ev->offset);
-        account(a, r, &e, +1, ev->t_ns);
-        break;
+            category = recategorized < VT_CAT_COUNT ? (uint8_t)recategorized : VT_CAT_UNKNOWN;
+        return apply_alloc(a, r, ev->u.alloc.series, ev->u.alloc.handle, category,
+                           ev->u.alloc.implicit, ev->u.alloc.device, ev->u.alloc.stack_id,
+                           ev->u.alloc.address, ev->u.alloc.size_bytes, ev->t_ns, ev->offset);
     }
-    case VT_REC_FREE: {
-        if (!ev->u.free.implicit)
-            a->n_frees++;
-        if (ev->u.free.unmatched)
-            a->n_unmatched_frees++;
-        vt_live_t *e = live_find(a, ev->u.free.series, ev->u.free.handle, ev->u.free.address);
-        if (e) {
-            account(a, r, e, -1, ev->t_ns);
-            live_remove(a, e);
-        }
+    case VT_REC_FREE:
+        apply_free(a, ev->u.free.series, ev->u.free.handle, ev->u.free.implicit,
+                   ev->u.free.unmatched, ev->u.free.address);
         break;
-    }
     case VT_REC_FAILED:
         a->n_failed++;
         break;
@@ -807,17 +1043,56 @@ int vt_analyze(vt_reader_t *r, vt_analysis_t *a, uint64_t stop_after)
     return vt_analyze_recategorized(r, a, stop_after, NULL, NULL);
 }
 
+/* The loop of vt_analyze_recategorized and vt_analyze_until: records up to number stop_after,
+ * or (until) up to the last one at or before t_ns, into a (set up by the caller). Without a
+ * hook, ALLOCs and FREEs go from the fast decoder straight into the analysis, never through a
+ * vt_event_t; everything else, and every record the fast path declines, is
+ * vt_reader_next + vt_analysis_apply. */
+static int analyze(vt_reader_t *r, vt_analysis_t *a, uint64_t stop_after, bool until, uint64_t t_ns)
+{
+    vt_event_t ev;
+    while (r->n_records < stop_after) {
+        unsigned t;
+        fast_rec_t f;
+        size_t start = r->pos;
+        if (start >= r->mapped && start < r->size)
+            populate(r);
+        if (!a->recategorize && !r->state && start < r->size &&
+            ((t = r->map[start]) == VT_REC_ALLOC || t == VT_REC_FREE) &&
+            r->size - start > FAST_RECORD_BYTES && fast_record(r, start, t, &f)) {
+            if (until && f.t_ns > t_ns)
+                break;
+            uint8_t series = f.flags & VT_FLAG_SERIES_MASK;
+            uint8_t handle = (f.flags & VT_FLAG_HANDLE) != 0;
+            bool implicit = (f.flags & VT_FLAG_IMPLICIT) != 0;
+            if (t == VT_REC_FREE) {
+                apply_free(a, series, handle, implicit, (f.flags & VT_FLAG_UNMATCHED) != 0,
+                           f.address);
+                continue;
+            }
+            uint8_t category = VT_FLAG_CATEGORY(f.flags);
+            if (category >= VT_CAT_COUNT)
+                category = VT_CAT_UNKNOWN;
+            if (apply_alloc(a, r, series, handle, category, implicit, f.device, f.stack_id,
+                            f.address, f.size_bytes, f.t_ns, start) != 0)
+                break;
+            continue;
+        }
+        if (vt_reader_next(r, &ev) <= 0 || (until && ev.t_ns > t_ns))
+            break;
+        if (vt_analysis_apply(a, r, &ev) != 0)
+            break;
+    }
+    return r->state < 0 ? -1 : 0;
+}
+
 int vt_analyze_recategorized(vt_reader_t *r, vt_analysis_t *a, uint64_t stop_after,
                              vt_recategorize_fn fn, void *ctx)
 {
     memset(a, 0, sizeof(*a));
     a->recategorize = fn;
     a->recategorize_ctx = ctx;
-    vt_event_t ev;
-    while (r->n_records < stop_after && vt_reader_next(r, &ev) > 0)
-        if (vt_analysis_apply(a, r, &ev) != 0)
-            break;
-    return r->state < 0 ? -1 : 0;
+    return analyze(r, a, stop_after, false, 0);
 }
 
 int vt_analyze_until(vt_reader_t *r, vt_analysis_t *a, uint64_t t_ns, vt_recategorize_fn fn,
@@ -826,12 +1101,8 @@ int vt_analyze_until(vt_reader_t *r, vt_analysis_t *a, uint64_t t_ns, vt_recateg
     memset(a, 0, sizeof(*a));
     a->recategorize = fn;
     a->recategorize_ctx = ctx;
-    vt_event_t ev;
     /* Times only grow along the delta chain, so the first record past t_ns ends the moment. */
-    while (vt_reader_next(r, &ev) > 0 && ev.t_ns <= t_ns)
-        if (vt_analysis_apply(a, r, &ev) != 0)
-            break;
-    return r->state < 0 ? -1 : 0;
+    return analyze(r, a, UINT64_MAX, true, t_ns);
 }
 
 const vt_live_t *vt_analysis_find(const vt_analysis_t *a, uint8_t series, uint8_t handle,

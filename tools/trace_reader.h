@@ -158,6 +158,7 @@ typedef struct vt_reader_s {
     uint64_t n_modules;
     uint32_t cap_modules;
     uint64_t dropped; /* the END record's count of events the library could not record */
+    size_t mapped;    /* internal: the mapping is populated (page tables filled) below this */
 } vt_reader_t;
 
 /* vt_reader_open: maps path and checks its preamble. Returns 0, or -1 with the reason in
