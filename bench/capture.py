@@ -1,0 +1,42 @@
+# SPDX-License-Identifier: MIT
+"""The Python side of bench/capture.sh: ns per cudaMalloc + cudaFree pair of the simulated
+libcudart.so.13 called from a Python loop with ctypes, CHAIN Python frames deep. ctypes.PyDLL
+keeps the GIL across the call, so a traced allocation gets its Python frames (src/python.c);
+ctypes.CDLL would release it and the call-site would have native frames only.
+
+usage: capture.py [PAIRS] [CHAIN]      prints "pycapture <ns per pair> <pairs> <chain>"
+"""
+import ctypes
+import sys
+import time
+
+
+def main():
+    pairs = int(sys.argv[1]) if len(sys.argv) > 1 else 100000
+    chain = int(sys.argv[2]) if len(sys.argv) > 2 else 10
+    rt = ctypes.PyDLL("libcudart.so.13")
+    malloc, free = rt.cudaMalloc, rt.cudaFree
+    malloc.argtypes = [ctypes.POINTER(ctypes.c_void_p), ctypes.c_size_t]
+    malloc.restype = ctypes.c_int
+    free.argtypes = [ctypes.c_void_p]
+    free.restype = ctypes.c_int
+    ptr = ctypes.c_void_p()
+    ref = ctypes.byref(ptr)
+
+    def loop(n):
+        for _ in range(n):
+            if malloc(ref, 4096) != 0 or free(ptr) != 0:
+                sys.exit("cudaMalloc/cudaFree failed")
+
+    def frames(depth):
+        if depth > 0:
+            return frames(depth - 1)
+        loop(pairs // 10 + 1)  # warm-up
+        t0 = time.perf_counter_ns()
+        loop(pairs)
+        return (time.perf_counter_ns() - t0) / pairs
+
+    print("pycapture %.1f %d %d" % (frames(chain), pairs, chain))
+
+
+main()
