@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# analyzer.sh [-b BUILD_DIR] [-n EVENTS] [-r RUNS] [-H PAIRS]
+# analyzer.sh [-b BUILD_DIR] [-n EVENTS] [-r RUNS] [-H PAIRS] [-c OTHER_VRAMTRACE]
 # The analyzer's rate: bench/gen_trace writes a trace of EVENTS allocation and free events in the
 # real format (src/vt_format.h) into a temporary directory, then `vramtrace report FILE` and
 # `vramtrace report --json FILE` are timed on it (the CLI is single-threaded), RUNS times each;
@@ -16,20 +16,24 @@
 #   -n EVENTS     events in the generated trace (default: 50000000)
 #   -r RUNS       timed runs of each command (default: 3)
 #   -H PAIRS      malloc/free pairs for the heaptrack baseline (default: 1000000; 0: skip it)
+#   -c OTHER      another vramtrace binary (a copy of an older build) timed on the same trace,
+#                 its runs interleaved with this build's, for an A/B on a machine whose load
+#                 moves: rows "OTHER report" and "OTHER report --json"
 set -eu
-build=build events=50000000 runs=3 hpairs=1000000
-while getopts b:n:r:H: opt; do
+build=build events=50000000 runs=3 hpairs=1000000 other=
+while getopts b:n:r:H:c: opt; do
     case $opt in
     b) build=$OPTARG ;;
     n) events=$OPTARG ;;
     r) runs=$OPTARG ;;
     H) hpairs=$OPTARG ;;
-    *) echo "usage: $0 [-b BUILD_DIR] [-n EVENTS] [-r RUNS] [-H PAIRS]" >&2; exit 2 ;;
+    c) other=$OPTARG ;;
+    *) echo "usage: $0 [-b BUILD_DIR] [-n EVENTS] [-r RUNS] [-H PAIRS] [-c OTHER_VRAMTRACE]" >&2; exit 2 ;;
     esac
 done
 gen=$build/bench/gen_trace
 vt=$build/tools/vramtrace
-for f in "$gen" "$vt"; do
+for f in "$gen" "$vt" ${other:+"$other"}; do
     [ -x "$f" ] || { echo "analyzer.sh: '$f' not found: build first (cmake --build $build)" >&2; exit 1; }
 done
 tmp=$(mktemp -d)
@@ -38,16 +42,20 @@ trap 'rm -rf "$tmp"' EXIT
 now() { date +%s.%N; }
 # best SECONDS_FILE: the fastest of the runs recorded in it.
 best() { sort -g "$1" | head -n 1; }
-# timed NAME CMD...: RUNS runs of CMD (stdout to /dev/null), seconds appended to $tmp/NAME.
-timed() {
+# once NAME CMD...: one run of CMD (stdout to /dev/null), its seconds appended to $tmp/NAME.
+once() {
     name=$1
     shift
+    t0=$(now)
+    "$@" >/dev/null
+    t1=$(now)
+    echo "$t0 $t1" | awk '{ printf "%.6f\n", $2 - $1 }' >>"$tmp/$name"
+}
+# timed NAME CMD...: RUNS runs of CMD.
+timed() {
     i=0
     while [ "$i" -lt "$runs" ]; do
-        t0=$(now)
-        "$@" >/dev/null
-        t1=$(now)
-        echo "$t0 $t1" | awk '{ printf "%.6f\n", $2 - $1 }' >>"$tmp/$name"
+        once "$@"
         i=$((i + 1))
     done
 }
@@ -64,19 +72,33 @@ echo "# $(cat "$tmp/gen") in $(echo "$t0 $t1" | awk '{ printf "%.1f", $2 - $1 }'
 echo "# $(echo "$bytes $events" | awk '{ printf "%.2f", $1 / $2 }') bytes per event; best of $runs runs; $(nproc) CPUs; load $(cut -d' ' -f1-3 /proc/loadavg)"
 
 # The report must read the whole file, or its time means nothing.
-"$vt" report --json "$tmp/t.vtr" >"$tmp/json"
-grep -q '"complete": true' "$tmp/json" || { echo "analyzer.sh: report did not read the whole trace" >&2; exit 1; }
+for v in "$vt" ${other:+"$other"}; do
+    "$v" report --json "$tmp/t.vtr" >"$tmp/json"
+    grep -q '"complete": true' "$tmp/json" || { echo "analyzer.sh: $v report did not read the whole trace" >&2; exit 1; }
+done
 
 timed t_cat sh -c 'cat "$1" >/dev/null' sh "$tmp/t.vtr"
 timed t_wc wc -l "$tmp/t.vtr"
-timed t_report "$vt" report "$tmp/t.vtr"
-timed t_json "$vt" report --json "$tmp/t.vtr"
+# Interleaved: a change of load hits this build and OTHER alike.
+i=0
+while [ "$i" -lt "$runs" ]; do
+    once t_report "$vt" report "$tmp/t.vtr"
+    [ -z "$other" ] || once o_report "$other" report "$tmp/t.vtr"
+    once t_json "$vt" report --json "$tmp/t.vtr"
+    [ -z "$other" ] || once o_json "$other" report --json "$tmp/t.vtr"
+    i=$((i + 1))
+done
 
 printf '%-26s %12s %10s %9s %10s %9s\n' command events MiB seconds Mevents/s MiB/s
 row "cat FILE >/dev/null" "$events" "$bytes" "$(best "$tmp/t_cat")"
 row "wc -l FILE" "$events" "$bytes" "$(best "$tmp/t_wc")"
 row "vramtrace report" "$events" "$bytes" "$(best "$tmp/t_report")"
 row "vramtrace report --json" "$events" "$bytes" "$(best "$tmp/t_json")"
+if [ -n "$other" ]; then
+    row "OTHER report" "$events" "$bytes" "$(best "$tmp/o_report")"
+    row "OTHER report --json" "$events" "$bytes" "$(best "$tmp/o_json")"
+    echo "# OTHER: $other"
+fi
 
 # heaptrack_print on a heaptrack recording of PAIRS malloc/free pairs.
 cc=${CC:-cc}
