@@ -167,7 +167,7 @@ static void *work(void *arg)
     while (n_live)
         w->n_frees += undo(&live[--n_live], stream);
     cuStreamSynchronize(stream);
-    cuStreamDestroy(stream);
+    cuStreamDestroy_v2(stream);
     return NULL;
 }
 
