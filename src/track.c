@@ -492,11 +492,14 @@ void vt_track_unlock(void)
     pthread_mutex_unlock(&vt_lock);
 }
 
-/* The fork child (single-threaded): the lock may be held by our prepare handler, and the
- * inherited live set is the parent's memory, not the child's (STYLE §3.11). */
+/* The fork child (single-threaded): the lock is held by our prepare handler, in this very
+ * thread, and the inherited live set is the parent's memory, not the child's (STYLE §3.11).
+ * Unlocked, not re-initialised: pthread_mutex_init of a locked mutex is undefined (POSIX), and
+ * ThreadSanitizer then reports the child's next lock from another thread as a double lock.
+ * vt_lock is a default-type mutex, which glibc unlocks whatever the thread id. */
 void vt_track_after_fork_child(void)
 {
-    pthread_mutex_init(&vt_lock, NULL);
+    pthread_mutex_unlock(&vt_lock);
     forget_all();
     vt_writer_after_fork_child();
 }
