@@ -15,7 +15,7 @@ vt_real_t vt_real;
  * own export (HAMi-core #174, vgpu-manager PR #89). Read by the assembly stub below. */
 void *(*vt_real_dlsym_ptr)(void *, const char *)__attribute__((visibility("hidden")));
 
-static void *(*real_dlsym(void))(void *, const char *)
+VT_NO_SANITIZE static void *(*real_dlsym(void))(void *, const char *)
 {
     void *(*f)(void *, const char *) = __atomic_load_n(&vt_real_dlsym_ptr, __ATOMIC_ACQUIRE);
     if (VT_LIKELY(f))
@@ -126,8 +126,10 @@ void *vt_resolve_real(size_t slot_offset, const char *name)
  * caller's own handle so the real pointer is the one the caller would have got; NULL for
  * everything else, which the stub then forwards to glibc with the caller's return address.
  * RTLD_NEXT requests are never intercepted: resolving them here would search from our
- * library instead of the caller's. */
-void *vt_dlsym_intercept(void *handle, const char *name)
+ * library instead of the caller's. Not instrumented: the ASan runtime resolves its
+ * interceptors through here before its shadow exists; only "cu" names go on to
+ * instrumented code. */
+VT_NO_SANITIZE void *vt_dlsym_intercept(void *handle, const char *name)
 {
     void *(*sym)(void *, const char *) = real_dlsym();
     /* name is compared through a volatile copy: glibc declares dlsym's arguments nonnull. */

@@ -42,6 +42,37 @@ static int find_self(struct dl_phdr_info *info, size_t size, void *data)
     return 0;
 }
 
+#if defined(__has_feature)
+#    define VT_HAS_FEATURE_TSAN __has_feature(thread_sanitizer) /* clang */
+#else
+#    define VT_HAS_FEATURE_TSAN 0
+#endif
+
+/* vt_backtrace: unw_backtrace, except under ThreadSanitizer (VRAMTRACE_SANITIZE=thread). There
+ * unw_backtrace's per-thread trace cache, whose TSD destructor re-arms itself to run in the last
+ * destructor round, runs after TSan has retired the exiting thread and crashes inside TSan's
+ * mutex interceptor (t_cap_threads, 2026-11; TSan's own thread teardown plays the same last-round
+ * trick). The step-by-step unwind has no trace cache; it is slower, and only in that build. */
+static int vt_backtrace(void **raw, int n_max)
+{
+#if defined(__SANITIZE_THREAD__) || VT_HAS_FEATURE_TSAN
+    unw_context_t context;
+    unw_cursor_t cursor;
+    if (unw_getcontext(&context) != 0 || unw_init_local(&cursor, &context) != 0)
+        return 0;
+    int n = 0;
+    while (n < n_max && unw_step(&cursor) > 0) {
+        unw_word_t ip;
+        if (unw_get_reg(&cursor, UNW_REG_IP, &ip) != 0)
+            break;
+        raw[n++] = (void *)(uintptr_t)ip;
+    }
+    return n;
+#else
+    return unw_backtrace(raw, n_max);
+#endif
+}
+
 /* vt_unwind_init: per-thread caches for libunwind (no global lock on the recording path) and
  * one unwind to make libunwind do its one-time allocations now. Called once from init. */
 void vt_unwind_init(void)
@@ -49,7 +80,7 @@ void vt_unwind_init(void)
     unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_PER_THREAD);
     dl_iterate_phdr(find_self, (void *)(uintptr_t)&vt_unwind_init);
     void *warm[8];
-    unw_backtrace(warm, 8);
+    vt_backtrace(warm, 8);
 }
 
 /* vt_unwind: at most max_frames return addresses of the current thread, innermost first,
@@ -62,7 +93,7 @@ int vt_unwind(void **ips, int max_frames)
         return 0;
     if (max_frames > VT_MAX_FRAMES)
         max_frames = VT_MAX_FRAMES;
-    int n = unw_backtrace(raw, max_frames + OWN_FRAMES_MAX);
+    int n = vt_backtrace(raw, max_frames + OWN_FRAMES_MAX);
     int skip = 0;
     while (skip < n && (uintptr_t)raw[skip] >= self_lo && (uintptr_t)raw[skip] < self_hi)
         skip++;

@@ -29,6 +29,10 @@ extern bool vt_table_oom;
 #define VT_EXPORT      __attribute__((visibility("default")))
 #define VT_LIKELY(x)   __builtin_expect(!!(x), 1)
 #define VT_UNLIKELY(x) __builtin_expect(!!(x), 0)
+/* Not instrumented in a VRAMTRACE_SANITIZE build: code that a sanitizer runtime reaches through
+ * our dlsym while it initialises, before its shadow memory exists (a segfault in the function's
+ * prologue otherwise). */
+#define VT_NO_SANITIZE __attribute__((no_sanitize("address", "undefined", "thread")))
 
 /* "Cannot happen" conditions: asserted in debug builds, tolerated in release (SQLite). */
 #ifdef NDEBUG
