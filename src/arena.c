@@ -22,9 +22,11 @@ static size_t arena_mapped_bytes;
 /* Size class of a request: the smallest power of two >= bytes, at least 16 bytes. */
 static unsigned size_class(size_t bytes)
 {
-    unsigned shift = ARENA_MIN_SHIFT;
-    while (((size_t)1 << shift) < bytes)
-        shift++;
+    if (bytes <= ((size_t)1 << ARENA_MIN_SHIFT))
+        return 0;
+    /* ceil(log2(bytes)) = bit width of bytes - 1 */
+    unsigned shift = (unsigned)(sizeof(unsigned long long) * 8) -
+                     (unsigned)__builtin_clzll((unsigned long long)(bytes - 1));
     return shift - ARENA_MIN_SHIFT;
 }
 
@@ -36,9 +38,8 @@ static void *arena_map_default(size_t bytes)
 }
 VT_TEST_MUTABLE vt_arena_map_fn vt_arena_map = arena_map_default;
 
-/* vt_arena_alloc: `bytes` of zeroed memory, 16-byte aligned, or NULL when the system refuses
- * more. vt_lock held. */
-void *vt_arena_alloc(size_t bytes)
+/* `bytes` of memory, 16-byte aligned, zeroed when zero is set (fresh memory always is). */
+static void *arena_alloc(size_t bytes, bool zero)
 {
     unsigned c = size_class(bytes);
     if (c >= ARENA_N_CLASSES)
@@ -47,7 +48,10 @@ void *vt_arena_alloc(size_t bytes)
     free_block_t *b = arena_free_lists[c];
     if (b) {
         arena_free_lists[c] = b->next;
-        __builtin_memset(b, 0, class_bytes);
+        if (zero)
+            __builtin_memset(b, 0, class_bytes);
+        else
+            b->next = NULL; /* no stale free-list link left in the block */
         return b;
     }
     if ((size_t)(arena_end - arena_cursor) < class_bytes) {
@@ -63,6 +67,20 @@ void *vt_arena_alloc(size_t bytes)
     void *p = arena_cursor;
     arena_cursor += class_bytes; /* mmap memory is already zero */
     return p;
+}
+
+/* vt_arena_alloc: `bytes` of zeroed memory, 16-byte aligned, or NULL when the system refuses
+ * more. vt_lock held. */
+void *vt_arena_alloc(size_t bytes)
+{
+    return arena_alloc(bytes, true);
+}
+
+/* vt_arena_alloc_unzeroed: the same, for a caller that writes every byte it reads: a reused
+ * block keeps its old contents. vt_lock held. */
+void *vt_arena_alloc_unzeroed(size_t bytes)
+{
+    return arena_alloc(bytes, false);
 }
 
 /* vt_arena_free: gives back a block of `bytes` (the size it was allocated with). vt_lock held. */

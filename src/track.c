@@ -478,6 +478,7 @@ void vt_track_reset(void)
         vt_table_remove(a);
         a = next;
     }
+    vt_table_release();
     forget_all();
     pthread_mutex_unlock(&vt_lock);
 }

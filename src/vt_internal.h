@@ -119,6 +119,7 @@ typedef enum vt_api_e {
  * declared above, for uthash. */
 typedef void *(*vt_arena_map_fn)(size_t bytes);
 extern VT_TEST_MUTABLE vt_arena_map_fn vt_arena_map; /* mmap seam */
+void *vt_arena_alloc_unzeroed(size_t bytes);         /* a reused block keeps its old bytes */
 size_t vt_arena_mapped_bytes(void);
 
 /* ---- table.c: the live table, keyed by (key space, value) ----------------------------------- */
@@ -157,7 +158,8 @@ void vt_table_remove(vt_alloc_t *a);
 vt_alloc_t *vt_table_first(void);
 vt_alloc_t *vt_table_next(vt_alloc_t *a);
 size_t vt_table_count(void);
-void vt_table_forget(void); /* fork child: drop everything inherited */
+void vt_table_forget(void);  /* fork child: drop everything inherited */
+void vt_table_release(void); /* the table's own memory, once every entry is removed */
 
 /* ---- track.c: accounting -------------------------------------------------------------------- */
 #define VT_MAX_DEVICES 64
