@@ -17,6 +17,10 @@ static vt_rules_t active_rules;
  * api), in order: the only ones tried per allocation. */
 static uint16_t context_rules[VT_RULES_MAX];
 static int n_context_rules;
+/* Bit k: context rule k is a phase rule that matches the empty phase (outside every range). */
+static uint64_t empty_phase_hits[(VT_RULES_MAX + 63) / 64];
+/* Bumped by each vt_categories_init: per-thread verdicts of older rules are recomputed. */
+static unsigned rules_generation;
 static char rules_text[64 * 1024];
 
 /* Per-thread overrides: vramtrace_category_push() and NVTX phases. */
@@ -81,10 +85,18 @@ void vt_categories_init(void)
     }
     if (!custom)
         parse_into(&active_rules, vt_default_rules, strlen(vt_default_rules), "defaults");
+    rules_generation++;
     n_context_rules = 0;
-    for (int i = 0; i < active_rules.n_rules; i++)
-        if (!VT_FIELD_IS_FRAME(active_rules.rules[i].field))
-            context_rules[n_context_rules++] = (uint16_t)i;
+    __builtin_memset(empty_phase_hits, 0, sizeof empty_phase_hits);
+    for (int i = 0; i < active_rules.n_rules; i++) {
+        if (VT_FIELD_IS_FRAME(active_rules.rules[i].field))
+            continue;
+        int k = n_context_rules++;
+        context_rules[k] = (uint16_t)i;
+        if (active_rules.rules[i].field == VT_FIELD_PHASE &&
+            vt_glob_match(vt_rule_glob(&active_rules, i), ""))
+            empty_phase_hits[k / 64] |= 1ULL << (k % 64);
+    }
 }
 
 const vt_rules_t *vt_categories_rules(void)
@@ -216,14 +228,33 @@ static int stack_first_rule(uint32_t stack_id, void *const *ips, int n_ips)
 
 /* The thread's name, re-read every 256 lookups on a thread: threads are renamed after they
  * start (PyTorch names its autograd threads as they start), but a prctl per allocation would
- * cost more than the rest of the recording path together (~2 us measured here in a VM). */
-static const char *thread_name(void)
+ * cost more than the rest of the recording path together (~2 us measured here in a VM). The
+ * thread rules' verdicts on the name are computed when it is read, one bit per context rule,
+ * so a lookup between two reads costs a bit test instead of a glob match. */
+static __thread struct {
+    char name[16];
+    unsigned n_lookups;
+    unsigned rules_generation;               /* the rules the hits are of */
+    uint64_t hits[(VT_RULES_MAX + 63) / 64]; /* by context rule index k */
+} tls_thread __attribute__((tls_model("initial-exec")));
+
+static const uint64_t *thread_rule_hits(void)
 {
-    static __thread char name[16] __attribute__((tls_model("initial-exec")));
-    static __thread unsigned n_lookups __attribute__((tls_model("initial-exec")));
-    if (n_lookups++ % 256 == 0 && prctl(PR_GET_NAME, name) != 0)
-        name[0] = '\0';
-    return name;
+    bool reread = tls_thread.n_lookups++ % 256 == 0;
+    if (reread && prctl(PR_GET_NAME, tls_thread.name) != 0)
+        tls_thread.name[0] = '\0';
+    if (reread || tls_thread.rules_generation != rules_generation) {
+        tls_thread.rules_generation = rules_generation;
+        const vt_rules_t *r = &active_rules;
+        __builtin_memset(tls_thread.hits, 0, sizeof tls_thread.hits);
+        for (int k = 0; k < n_context_rules; k++) {
+            int i = context_rules[k];
+            if (r->rules[i].field == VT_FIELD_THREAD &&
+                vt_glob_match(vt_rule_glob(r, i), tls_thread.name))
+                tls_thread.hits[k / 64] |= 1ULL << (k % 64);
+        }
+    }
+    return tls_thread.hits;
 }
 
 static int decide(int first_frame_rule, vt_api_t api)
@@ -235,19 +266,20 @@ static int decide(int first_frame_rule, vt_api_t api)
     if (depth > 0 && tls_ctx.phase_cats[depth] >= 0)
         return tls_ctx.phase_cats[depth];
     const vt_rules_t *r = &active_rules;
-    const char *thread = NULL;
+    const uint64_t *thread_hits = NULL;
     for (int k = 0; k < n_context_rules && context_rules[k] < first_frame_rule; k++) {
         int i = context_rules[k];
         const vt_rule_t *rule = &r->rules[i];
         bool hit = false;
         switch (rule->field) {
         case VT_FIELD_PHASE:
-            hit = vt_glob_match(vt_rule_glob(r, i), tls_ctx.phase);
+            hit = tls_ctx.phase[0] ? vt_glob_match(vt_rule_glob(r, i), tls_ctx.phase)
+                                   : (bool)((empty_phase_hits[k / 64] >> (k % 64)) & 1);
             break;
         case VT_FIELD_THREAD:
-            if (!thread)
-                thread = thread_name();
-            hit = vt_glob_match(vt_rule_glob(r, i), thread);
+            if (!thread_hits)
+                thread_hits = thread_rule_hits();
+            hit = (thread_hits[k / 64] >> (k % 64)) & 1;
             break;
         case VT_FIELD_API:
             hit = vt_glob_match(vt_rule_glob(r, i), vt_api_name(api));
@@ -287,6 +319,11 @@ void vt_callsite_take(vt_callsite_t *cs, vt_api_t api)
 {
     void *ips[VT_MAX_FRAMES];
     int depth = (int)vt_option_get(VT_OPTION_DEPTH);
+    if (depth <= 0) { /* no stack, native or Python: the category from the context alone */
+        cs->stack_id = 0;
+        cs->category = (uint8_t)decide(active_rules.n_rules, api);
+        return;
+    }
     int n = add_python_frames(ips, vt_unwind(ips, depth), depth);
     bool created = false;
     cs->stack_id = 0;

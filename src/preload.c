@@ -44,12 +44,13 @@ enum device_from { DEVICE_CURRENT, DEVICE_OF_POINTER, DEVICE_HOST };
  * during a global-mode capture (of this or another thread) can neither fail nor invalidate
  * the capture (aws-ofi-nccl PR #1342 does the same). Returns false when no sample was taken. */
 #define MEMINFO_INTERVAL_NS 100000000u
-static bool sample_meminfo(int device, bool force, uint64_t *free_bytes, uint64_t *total_bytes)
+static bool sample_meminfo(int device, bool force, uint64_t now_ns, uint64_t *free_bytes,
+                           uint64_t *total_bytes)
 {
     static uint64_t last_ns[VT_MAX_DEVICES];
     if (device < 0 || device >= VT_MAX_DEVICES)
         return false;
-    uint64_t now_ns = vt_now_ns(), last = __atomic_load_n(&last_ns[device], __ATOMIC_RELAXED);
+    uint64_t last = __atomic_load_n(&last_ns[device], __ATOMIC_RELAXED);
     if (!force && (now_ns - last < MEMINFO_INTERVAL_NS ||
                    !__atomic_compare_exchange_n(&last_ns[device], &last, now_ns, false,
                                                 __ATOMIC_RELAXED, __ATOMIC_RELAXED)))
@@ -88,7 +89,7 @@ static void record_alloc(int rc, vt_series_t series, enum device_from from, uint
             vt_callsite_take(&cs, api);
             device = from == DEVICE_HOST ? 0 : vt_current_device();
             if (from != DEVICE_HOST)
-                sample_meminfo(device, true, &free_bytes, &total_bytes);
+                sample_meminfo(device, true, vt_now_ns(), &free_bytes, &total_bytes);
         }
         vt_track_failed_at(api, size_bytes, rc, device, oom ? &cs : NULL, free_bytes, total_bytes);
         if (oom && series == VT_SERIES_DEVICE)
@@ -106,10 +107,11 @@ static void record_alloc(int rc, vt_series_t series, enum device_from from, uint
         device = vt_current_device();
     vt_callsite_t cs;
     vt_callsite_take(&cs, api);
-    vt_track_alloc_at(series, device, key, size_bytes, api, &cs);
+    /* The allocation's own timestamp paces the samples: one clock read per event. */
+    uint64_t t_ns = vt_track_alloc_at(series, device, key, size_bytes, api, &cs);
     uint64_t free_bytes, total_bytes;
     if (series == VT_SERIES_DEVICE && from == DEVICE_CURRENT &&
-        sample_meminfo(device, false, &free_bytes, &total_bytes))
+        sample_meminfo(device, false, t_ns, &free_bytes, &total_bytes))
         vt_track_meminfo(device, free_bytes, total_bytes);
 }
 

@@ -142,9 +142,9 @@ static void fill_proto(vt_alloc_t *a, uint32_t space, int series, int device, ui
 }
 
 /* vt_track_alloc_at: a successful allocation of size_bytes at key in series, made at call-site
- * cs (NULL: none, category unknown). AS-safe. */
-void vt_track_alloc_at(vt_series_t series, int device, uint64_t key, uint64_t size_bytes,
-                       vt_api_t api, const vt_callsite_t *cs)
+ * cs (NULL: none, category unknown); returns its timestamp. AS-safe. */
+uint64_t vt_track_alloc_at(vt_series_t series, int device, uint64_t key, uint64_t size_bytes,
+                           vt_api_t api, const vt_callsite_t *cs)
 {
     vt_alloc_t proto;
     fill_proto(&proto, series, series, device, key, size_bytes, api, cs);
@@ -152,6 +152,7 @@ void vt_track_alloc_at(vt_series_t series, int device, uint64_t key, uint64_t si
     insert_counted(&proto, false);
     totals.n_allocs++;
     pthread_mutex_unlock(&vt_lock);
+    return proto.t_ns;
 }
 
 /* vt_track_free_begin: takes key out of the first series of series_mask (VT_MASK bits) that

@@ -193,8 +193,9 @@ typedef struct vt_free_s {
 
 uint64_t vt_now_ns(void);
 typedef struct vt_callsite_s vt_callsite_t;
-void vt_track_alloc_at(vt_series_t series, int device, uint64_t key, uint64_t size_bytes,
-                       vt_api_t api, const vt_callsite_t *cs);
+/* vt_track_alloc_at returns the allocation's timestamp (vt_now_ns). */
+uint64_t vt_track_alloc_at(vt_series_t series, int device, uint64_t key, uint64_t size_bytes,
+                           vt_api_t api, const vt_callsite_t *cs);
 /* Without a call-site (category unknown): the tests' shorthand. */
 static inline void vt_track_alloc(vt_series_t series, int device, uint64_t key, uint64_t size_bytes,
                                   vt_api_t api)
