@@ -19,6 +19,8 @@ static uint16_t context_rules[VT_RULES_MAX];
 static int n_context_rules;
 /* Bit k: context rule k is a phase rule that matches the empty phase (outside every range). */
 static uint64_t empty_phase_hits[(VT_RULES_MAX + 63) / 64];
+/* Every context rule is a thread rule (the defaults): decide() takes a shortcut. */
+static bool only_thread_rules;
 /* Bumped by each vt_categories_init: per-thread verdicts of older rules are recomputed. */
 static unsigned rules_generation;
 static char rules_text[64 * 1024];
@@ -97,6 +99,10 @@ void vt_categories_init(void)
             vt_glob_match(vt_rule_glob(&active_rules, i), ""))
             empty_phase_hits[k / 64] |= 1ULL << (k % 64);
     }
+    only_thread_rules = n_context_rules > 0;
+    for (int k = 0; k < n_context_rules; k++)
+        if (active_rules.rules[context_rules[k]].field != VT_FIELD_THREAD)
+            only_thread_rules = false;
 }
 
 const vt_rules_t *vt_categories_rules(void)
@@ -266,6 +272,23 @@ static int decide(int first_frame_rule, vt_api_t api)
     if (depth > 0 && tls_ctx.phase_cats[depth] >= 0)
         return tls_ctx.phase_cats[depth];
     const vt_rules_t *r = &active_rules;
+    if (only_thread_rules) {
+        /* The loop below in a few steps: its first hit is the lowest verdict bit, taken when
+         * that rule comes before the frame rule; the thread is looked up exactly when the loop
+         * would reach the first rule. */
+        if (context_rules[0] < first_frame_rule) {
+            const uint64_t *hits = thread_rule_hits();
+            for (int word = 0; word < (n_context_rules + 63) / 64; word++) {
+                if (!hits[word])
+                    continue;
+                int k = word * 64 + __builtin_ctzll(hits[word]);
+                if (context_rules[k] < first_frame_rule)
+                    return r->rules[context_rules[k]].category;
+                break;
+            }
+        }
+        return first_frame_rule < r->n_rules ? r->rules[first_frame_rule].category : VT_CAT_UNKNOWN;
+    }
     const uint64_t *thread_hits = NULL;
     for (int k = 0; k < n_context_rules && context_rules[k] < first_frame_rule; k++) {
         int i = context_rules[k];

@@ -215,9 +215,15 @@ static bool put_string_record(const char *s, size_t len)
 
 /* Everything interned since the last record: strings first (modules and Python frames name
  * them), then modules, then stack nodes (each after its parent). */
+static bool nothing_pending(void)
+{
+    return vt_modules_count() == w.modules_emitted && vt_string_count() == w.strings_emitted &&
+           vt_stack_count() == w.stacks_emitted;
+}
+
 static void emit_pending(void)
 {
-    if (w.capped)
+    if (w.capped || nothing_pending())
         return;
     unsigned n_modules = vt_modules_count();
     for (unsigned i = w.modules_emitted; i < n_modules; i++)
@@ -420,14 +426,26 @@ static uint32_t thread_index(void)
 static uint8_t *event_begin_for(uint64_t t_ns, size_t max_body, size_t *b, uint32_t *thread,
                                 bool critical)
 {
-    if (!ready() || (w.capped && !critical))
-        return NULL;
-    emit_pending();
-    /* Past the limit a new thread cannot be announced: its events say thread 0 (unknown). */
-    *thread = w.capped && tls_thread.generation != w.generation ? 0 : thread_index();
-    uint8_t *rec = w.state == W_OPEN ? reserve_for(10 + max_body, critical) : NULL;
-    if (!rec)
-        return NULL;
+    uint8_t *rec;
+    /* The usual case in one test, which the general path below would reach too: open, not
+     * capped, this thread announced, nothing pending, room in this chunk even for an ordinary
+     * record of the last chunk. */
+    size_t limit = VT_FORMAT_CHUNK_BYTES -
+                   (w.chunk_off >= w.last_chunk_off ? (size_t)CRITICAL_RESERVE_BYTES : 0);
+    if (VT_LIKELY(w.state == W_OPEN && !w.capped && tls_thread.generation == w.generation &&
+                  w.pos + 1 + 10 + max_body <= limit && nothing_pending())) {
+        *thread = tls_thread.index;
+        rec = w.chunk + w.pos;
+    } else {
+        if (!ready() || (w.capped && !critical))
+            return NULL;
+        emit_pending();
+        /* Past the limit a new thread cannot be announced: its events say thread 0 (unknown). */
+        *thread = w.capped && tls_thread.generation != w.generation ? 0 : thread_index();
+        rec = w.state == W_OPEN ? reserve_for(10 + max_body, critical) : NULL;
+        if (!rec)
+            return NULL;
+    }
     if (t_ns < w.last_t_ns)
         t_ns = w.last_t_ns;
     *b = 1 + vt_put_varint(rec + 1, t_ns - w.last_t_ns);
