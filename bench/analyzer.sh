@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# analyzer.sh [-b BUILD_DIR] [-n EVENTS] [-r RUNS] [-H PAIRS] [-c OTHER_VRAMTRACE]
+# analyzer.sh [-b BUILD_DIR] [-n EVENTS] [-r RUNS] [-H PAIRS] [-c OTHER_VRAMTRACE] [-P]
 # The analyzer's rate: bench/gen_trace writes a trace of EVENTS allocation and free events in the
 # real format (src/vt_format.h) into a temporary directory, then `vramtrace report FILE` and
 # `vramtrace report --json FILE` are timed on it (the CLI is single-threaded), RUNS times each;
@@ -19,16 +19,19 @@
 #   -c OTHER      another vramtrace binary (a copy of an older build) timed on the same trace,
 #                 its runs interleaved with this build's, for an A/B on a machine whose load
 #                 moves: rows "OTHER report" and "OTHER report --json"
+#   -P            the trace's peak is its last event (gen_trace -P): the call-sites at the peak
+#                 cannot come from a short replay
 set -eu
-build=build events=50000000 runs=3 hpairs=1000000 other=
-while getopts b:n:r:H:c: opt; do
+build=build events=50000000 runs=3 hpairs=1000000 other= peak_last=
+while getopts b:n:r:H:c:P opt; do
     case $opt in
     b) build=$OPTARG ;;
     n) events=$OPTARG ;;
     r) runs=$OPTARG ;;
     H) hpairs=$OPTARG ;;
     c) other=$OPTARG ;;
-    *) echo "usage: $0 [-b BUILD_DIR] [-n EVENTS] [-r RUNS] [-H PAIRS] [-c OTHER_VRAMTRACE]" >&2; exit 2 ;;
+    P) peak_last=-P ;;
+    *) echo "usage: $0 [-b BUILD_DIR] [-n EVENTS] [-r RUNS] [-H PAIRS] [-c OTHER_VRAMTRACE] [-P]" >&2; exit 2 ;;
     esac
 done
 gen=$build/bench/gen_trace
@@ -65,7 +68,7 @@ row() { # row LABEL EVENTS BYTES SECONDS
 }
 
 t0=$(now)
-"$gen" -n "$events" "$tmp/t.vtr" >"$tmp/gen"
+"$gen" -n "$events" $peak_last "$tmp/t.vtr" >"$tmp/gen"
 t1=$(now)
 bytes=$(stat -c %s "$tmp/t.vtr")
 echo "# $(cat "$tmp/gen") in $(echo "$t0 $t1" | awk '{ printf "%.1f", $2 - $1 }') s"

@@ -3,7 +3,7 @@
  * bench/analyzer.sh to time `vramtrace report` on. It streams: one chunk of
  * VT_FORMAT_CHUNK_BYTES in memory at a time, so 50 million events need no more memory than 50.
  *
- *   usage: gen_trace [-n EVENTS] [-l LIVE] OUT.vtr
+ *   usage: gen_trace [-n EVENTS] [-l LIVE] [-P] OUT.vtr
  *
  * The records are encoded with src/vt_format.h's varint helpers and laid out the way
  * src/writer.c lays them out: preamble, strings, PROCESS, DEVICE, API_NAMES, THREAD and STACK
@@ -11,7 +11,9 @@
  * record would straddle a chunk boundary, END, and the file trimmed after it. The events: LIVE
  * allocations (default 1024) on device 0, then pairs of (free the oldest live allocation,
  * allocate again at its address), over 8 call-sites and the 6 named categories, with sizes
- * from 64 KiB to 4 MiB. It prints what `vramtrace report` must find:
+ * from 64 KiB to 4 MiB. With -P the last event is instead one more allocation, at a new address,
+ * large enough to make the peak: the peak comes last (a replay to it would read everything
+ * again). It prints what `vramtrace report` must find:
  *   gen_trace: events=N allocs=A frees=F peak_bytes=P bytes=B */
 #include <errno.h>
 #include <stdint.h>
@@ -124,9 +126,11 @@ int main(int argc, char **argv)
 {
     uint64_t n_events = 50000000;
     uint64_t n_live = 1024;
-    int opt;
-    while ((opt = getopt(argc, argv, "n:l:")) != -1) {
-        if (opt == 'n')
+    int opt, peak_last = 0;
+    while ((opt = getopt(argc, argv, "n:l:P")) != -1) {
+        if (opt == 'P')
+            peak_last = 1;
+        else if (opt == 'n')
             n_events = strtoull(optarg, NULL, 10);
         else if (opt == 'l')
             n_live = strtoull(optarg, NULL, 10);
@@ -134,7 +138,7 @@ int main(int argc, char **argv)
             return 2; /* getopt printed why */
     }
     if (optind != argc - 1 || n_live == 0) {
-        fprintf(stderr, "usage: gen_trace [-n EVENTS] [-l LIVE] OUT.vtr\n");
+        fprintf(stderr, "usage: gen_trace [-n EVENTS] [-l LIVE] [-P] OUT.vtr\n");
         return 2;
     }
     static gen_t g;
@@ -201,6 +205,14 @@ int main(int argc, char **argv)
     uint64_t n_allocs = 0, n_frees = 0, live_bytes = 0, peak_bytes = 0, oldest = 0;
     uint64_t n_live_now = 0;
     for (uint64_t e = 0; e < n_events; e++) {
+        if (peak_last && e == n_events - 1) { /* slot n_live: above all the others */
+            uint64_t size = peak_bytes - live_bytes + (1u << 16);
+            alloc(&g, 0, GEN_BASE + n_live * GEN_SLOT, size, 2);
+            live_bytes += size;
+            peak_bytes = live_bytes;
+            n_allocs++;
+            break;
+        }
         if (n_live_now == n_live) { /* free the oldest; its slot is allocated next */
             release(&g, GEN_BASE + oldest * GEN_SLOT);
             live_bytes -= sizes[oldest];

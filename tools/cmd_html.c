@@ -278,7 +278,7 @@ static void top_sites(FILE *out, const vt_report_t *rep)
         fputs("<p>None: no device memory was live at a recorded peak.</p>\n", out);
     else {
         fprintf(out, "<p>Device %" PRIu32 ", identical stacks merged.</p>\n", rep->sites_device);
-        sites_table(out, rep, &rep->r_peak, rep->sites, vt_report_n_shown(rep));
+        sites_table(out, rep, rep->sites_r, rep->sites, vt_report_n_shown(rep));
     }
     fputs("</section>\n", out);
 }

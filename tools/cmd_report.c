@@ -64,11 +64,21 @@ static const char usage[] =
     "                     arguments after it override the file's keys\n"
     "    -h, --help       show this help\n";
 
-/* Replays the trace up to the record that made the peak and groups what was live then by
- * call-site. The first pass keeps only counters, so memory stays bounded by the live set. */
+/* Groups what was live at the peak by call-site: from what the first pass kept (the live set at
+ * the end and what was freed since the peak: memory stays bounded by the peak's live set), or,
+ * when it could not keep it, by replaying the trace up to the record that made the peak. */
 static void peak_sites(vt_report_t *rep, const vt_device_stats_t *peak)
 {
+    rep->sites_device = peak->device;
+    int rc = vt_analysis_peak_sites(&rep->a, peak->device, &rep->sites, &rep->n_sites);
+    if (rc <= 0) {
+        if (rc < 0)
+            rep->n_sites = 0;
+        rep->sites_r = &rep->r; /* stack ids are the same in the whole trace */
+        return;
+    }
     vt_analysis_t a;
+    rep->sites_r = &rep->r_peak;
     if (vt_reader_open(&rep->r_peak, rep->path) != 0)
         return;
     if (rep->recat)
@@ -95,6 +105,7 @@ static const vt_device_stats_t *most_live(const vt_analysis_t *a)
  * device with the most by call-site. Memory stays bounded by the live set, as for the peak. */
 static void at_sites(vt_report_t *rep)
 {
+    rep->sites_r = &rep->r_peak;
     if (vt_reader_open(&rep->r_peak, rep->path) != 0)
         return;
     if (rep->recat)
@@ -329,7 +340,7 @@ static void print_text(const vt_report_t *rep)
                     printf("      ...\n");
                     break;
                 }
-                id = vt_symbolize_frame(rep->sym, &rep->r_peak, id, frame, sizeof(frame));
+                id = vt_symbolize_frame(rep->sym, rep->sites_r, id, frame, sizeof(frame));
                 printf("      %s\n", frame);
             }
         }
@@ -483,7 +494,7 @@ static void print_json(const vt_report_t *rep)
         vt_json_uint(&j, "allocs", s->n_allocs);
         vt_json_begin_array(&j, "frames");
         for (uint32_t id = s->stack_id; id;) {
-            id = vt_symbolize_frame(rep->sym, &rep->r_peak, id, buf, sizeof(buf));
+            id = vt_symbolize_frame(rep->sym, rep->sites_r, id, buf, sizeof(buf));
             vt_json_string(&j, NULL, buf);
         }
         vt_json_end_array(&j);
@@ -497,9 +508,10 @@ static void print_json(const vt_report_t *rep)
 }
 
 /* vt_trace_load with the categories decided by recat (NULL: the recorded ones); quiet: without
- * a word on stderr. */
+ * a word on stderr; keep_peaks: vt_analyze_keeping_peaks (the peak's call-sites without a
+ * replay). */
 static int trace_load(const char *path, vt_reader_t *r, vt_analysis_t *a, vt_recategorizer_t *recat,
-                      int quiet)
+                      int quiet, bool keep_peaks)
 {
     if (vt_reader_open(r, path) != 0) {
         if (!quiet)
@@ -507,7 +519,9 @@ static int trace_load(const char *path, vt_reader_t *r, vt_analysis_t *a, vt_rec
         vt_reader_release(r);
         return -1;
     }
-    if (vt_analyze_recategorized(r, a, UINT64_MAX, recat ? vt_recategorize : NULL, recat) != 0) {
+    vt_recategorize_fn fn = recat ? vt_recategorize : NULL;
+    if ((keep_peaks ? vt_analyze_keeping_peaks(r, a, fn, recat)
+                    : vt_analyze_recategorized(r, a, UINT64_MAX, fn, recat)) != 0) {
         if (!quiet)
             error("%s; showing the %" PRIu64 " records before it", r->err, r->n_records);
         return 1;
@@ -531,7 +545,12 @@ static int trace_load(const char *path, vt_reader_t *r, vt_analysis_t *a, vt_rec
 /* vt_trace_load (trace_reader.h): the loading and the messages `report` and `oom` share. */
 int vt_trace_load(const char *path, vt_reader_t *r, vt_analysis_t *a)
 {
-    return trace_load(path, r, a, NULL, 0);
+    return trace_load(path, r, a, NULL, 0, false);
+}
+
+int vt_trace_load_keeping_peaks(const char *path, vt_reader_t *r, vt_analysis_t *a)
+{
+    return trace_load(path, r, a, NULL, 0, true);
 }
 
 /* Reads and parses the rules file path into *rules (static: 40 KiB). Returns 0, 1 when it cannot
@@ -645,7 +664,9 @@ int vt_report_load(vt_report_t *rep)
         vt_recategorizer_init(&rep->recat_storage, rep->rules, have_sym ? &rep->sym_storage : NULL);
         rep->recat = &rep->recat_storage;
     }
-    int rc = trace_load(rep->path, &rep->r, &rep->a, rep->recat, rep->quiet);
+    rep->sites_r = &rep->r_peak;
+    /* --at replays to its time: the peak's live set is not needed then. */
+    int rc = trace_load(rep->path, &rep->r, &rep->a, rep->recat, rep->quiet, !rep->have_at);
     if (rc < 0) {
         if (have_sym)
             rep->sym = &rep->sym_storage; /* for vt_report_release */

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* The single-trace report (cmd_report.c): the trace read once into counters, the call-sites
- * live at the peak (or at --at TIME) from a second replay, and a symbolizer for their frames.
+/* The single-trace report (cmd_report.c): the trace read once into counters and the call-sites
+ * live at the peak (a replay only when that pass could not keep them; --at TIME replays), and a
+ * symbolizer for their frames.
  * `report` prints it as text or JSON, `html` (cmd_html.c) as a page. */
 #ifndef VT_REPORT_H
 #define VT_REPORT_H
@@ -28,10 +29,11 @@ typedef struct vt_report_s {
     /* what vt_report_load found */
     vt_reader_t r;
     vt_analysis_t a;
-    int failed;         /* the reader stopped at damage */
-    int at_after_end;   /* --at asked for a time after the end: at_ns is the end */
-    vt_reader_t r_peak; /* the second pass, stopped at the peak (or --at): call-sites */
-    vt_analysis_t at;   /* --at: the live set then */
+    int failed;                 /* the reader stopped at damage */
+    int at_after_end;           /* --at asked for a time after the end: at_ns is the end */
+    vt_reader_t r_peak;         /* the second pass, stopped at the peak (or --at): call-sites */
+    const vt_reader_t *sites_r; /* the reader whose stacks sites name: r_peak or r */
+    vt_analysis_t at;           /* --at: the live set then */
     vt_site_t *sites;
     size_t n_sites;
     uint32_t sites_device;     /* the device sites are of */

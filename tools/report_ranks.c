@@ -5,8 +5,8 @@
  * each category at each rank's own peak (sum, max and its rank, min, max/mean), the call-sites
  * live at the ranks' peaks matched across ranks by the text of their symbolized frames (the
  * addresses differ between processes with ASLR), and the job's first OOM. Each trace is read
- * one at a time (a pass to the end, a second to its peak): memory is one trace's live set plus
- * the merged call-site table, whatever the number of ranks. */
+ * one at a time, in one pass that keeps what was live at its peak: memory is one trace's live set
+ * (at the end and at the peak) plus the merged call-site table, whatever the number of ranks. */
 #include <dirent.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -228,26 +228,29 @@ static uint32_t frame_text(vt_symbolizer_t *sym, const vt_reader_t *r, uint32_t 
     return r->stacks[id].parent_id;
 }
 
-/* Adds the call-sites live at the peak of rows[row] (the trace r, read to its end) to t: a second
- * pass stops at the record that made the peak, as a single trace's report does. Returns 0, or
- * -1 when out of memory (after a message). */
+/* Adds the call-sites live at the peak of rows[row] (the trace r, read to its end) to t: sites
+ * (n_sites of them, taken over) as the first pass kept them (kept: vt_analysis_peak_sites's
+ * result), or, when it could not (kept 1), from a second pass stopped at the record that made
+ * the peak, as a single trace's report does. Returns 0, or -1 when out of memory (after a
+ * message). */
 static int merge_peak_sites(site_table_t *t, rank_row_t *rows, size_t row, const vt_reader_t *r,
-                            const vt_device_stats_t *peak)
+                            const vt_device_stats_t *peak, int kept, vt_site_t *sites,
+                            size_t n_sites)
 {
-    vt_reader_t r_peak;
-    vt_analysis_t a;
-    vt_site_t *sites = NULL;
-    size_t n_sites = 0;
-    int rc = 0;
-    if (vt_reader_open(&r_peak, rows[row].path) != 0) {
+    int rc = kept < 0 ? -1 : 0;
+    if (kept > 0) {
+        vt_reader_t r_peak;
+        vt_analysis_t a;
+        if (vt_reader_open(&r_peak, rows[row].path) != 0) {
+            vt_reader_release(&r_peak);
+            return 0; /* it was read a moment ago; its table row stands */
+        }
+        vt_analyze(&r_peak, &a, peak->peak_record);
+        if (vt_analysis_sites(&a, peak->device, &sites, &n_sites) != 0)
+            rc = -1;
+        vt_analysis_release(&a);
         vt_reader_release(&r_peak);
-        return 0; /* it was read a moment ago; its table row stands */
     }
-    vt_analyze(&r_peak, &a, peak->peak_record);
-    if (vt_analysis_sites(&a, peak->device, &sites, &n_sites) != 0)
-        rc = -1;
-    vt_analysis_release(&a);
-    vt_reader_release(&r_peak);
 
     /* The whole trace's modules and stacks: a library may be recorded after the peak. */
     vt_symbolizer_t sym;
@@ -289,7 +292,7 @@ static int read_row(const char *path, rank_row_t *rows, size_t row, site_table_t
     out->order = row;
     out->top_category = -1;
     out->rank_number = INT64_MAX;
-    if (vt_trace_load(path, &r, &a) < 0)
+    if (vt_trace_load_keeping_peaks(path, &r, &a) < 0)
         return -1;
     size_t k = 0;
     while (k < sizeof(rank_keys) / sizeof(rank_keys[0]) &&
@@ -324,10 +327,16 @@ static int read_row(const char *path, rank_row_t *rows, size_t row, site_table_t
         for (int c = 1; c < VT_CAT_COUNT; c++)
             if (peak.peak_by_category[c] > peak.peak_by_category[out->top_category])
                 out->top_category = c;
-        /* The end's live set goes before the peak's is built: one live set at a time. */
-        vt_analysis_release(&a);
         /* A peak reached after a cap has no live set in the trace to group by call-site. */
-        if (peak.peak_record != UINT64_MAX && merge_peak_sites(t, rows, row, &r, &peak) != 0)
+        vt_site_t *sites = NULL;
+        size_t n_sites = 0;
+        int kept = peak.peak_record != UINT64_MAX
+                       ? vt_analysis_peak_sites(&a, peak.device, &sites, &n_sites)
+                       : 0;
+        /* The end's live set goes before a replay's is built: one live set at a time. */
+        vt_analysis_release(&a);
+        if (peak.peak_record != UINT64_MAX &&
+            merge_peak_sites(t, rows, row, &r, &peak, kept, sites, n_sites) != 0)
             rc = 1;
     } else {
         vt_analysis_release(&a);

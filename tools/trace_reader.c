@@ -860,14 +860,42 @@ static vt_device_stats_t *device_stats_add(vt_analysis_t *a, uint32_t device)
     return &a->devices[i];
 }
 
-/* size_bytes of a new entry (series, device, category) into the totals and the peaks, at t_ns.
+_Static_assert(sizeof(vt_live_t) == 32, "vt_live_t: the hot path's entry, 32 bytes");
+
+/* A new peak of d from events: its live set is now the peak's, nothing freed since. */
+static void new_peak_set(vt_device_stats_t *d)
+{
+    d->n_peak_freed = 0;
+    if (d->peak_epoch == UINT32_MAX)
+        d->peak_lost = true; /* entries could not tell this peak from an older one */
+    else
+        d->peak_epoch++;
+}
+
+/* Live entry e of d (live at d's peak) leaves the live set: kept in d->peak_freed. */
+static void peak_freed_add(vt_device_stats_t *d, const vt_live_t *e)
+{
+    if (d->peak_lost)
+        return;
+    if (d->n_peak_freed == d->cap_peak_freed) {
+        size_t cap = d->cap_peak_freed ? d->cap_peak_freed * 2 : 256;
+        vt_live_t *p = realloc(d->peak_freed, cap * sizeof(*p));
+        if (!p) {
+            d->peak_lost = true; /* the caller replays */
+            return;
+        }
+        d->peak_freed = p;
+        d->cap_peak_freed = cap;
+    }
+    d->peak_freed[d->n_peak_freed++] = *e;
+}
+
+/* size_bytes of a new entry (series, device d, category) into the totals and the peaks, at t_ns.
  * Scalars, not a vt_live_t: the fast path keeps them in registers. */
-static inline void account_add(vt_analysis_t *a, const vt_reader_t *r, uint8_t series,
-                               uint32_t device, uint8_t category, uint64_t size_bytes,
-                               uint64_t t_ns)
+static inline void account_add(vt_analysis_t *a, const vt_reader_t *r, vt_device_stats_t *d,
+                               uint8_t series, uint8_t category, uint64_t size_bytes, uint64_t t_ns)
 {
     if (series == VT_TRACE_SERIES_DEVICE) {
-        vt_device_stats_t *d = device_stats(a, device);
         if (!d)
             return;
         d->live_bytes += size_bytes;
@@ -881,6 +909,7 @@ static inline void account_add(vt_analysis_t *a, const vt_reader_t *r, uint8_t s
             d->peak_t_ns = t_ns;
             d->peak_record = r->n_records;
             memcpy(d->peak_by_category, d->live_by_category, sizeof(d->peak_by_category));
+            new_peak_set(d);
         }
     }
     uint64_t *live = &a->live_bytes[series];
@@ -900,6 +929,9 @@ static inline void account_remove(vt_analysis_t *a, const vt_live_t *e)
             return;
         d->live_bytes -= e->size_bytes;
         d->live_by_category[e->category] -= e->size_bytes;
+        /* Allocated before the device's last peak from events: it was live then. */
+        if (a->keep_peaks && e->peak_epoch != d->peak_epoch && d->peak_record != UINT64_MAX)
+            peak_freed_add(d, e);
     }
     a->live_bytes[e->series] -= e->size_bytes;
 }
@@ -921,6 +953,9 @@ static inline int apply_alloc(vt_analysis_t *a, vt_reader_t *r, uint8_t series, 
         live_remove(a, slot);
         slot = NULL;
     }
+    /* After the removal: it may have added a device, moving the array. */
+    vt_device_stats_t *d = series == VT_TRACE_SERIES_DEVICE ? device_stats(a, device) : NULL;
+    uint32_t peak_epoch = d ? d->peak_epoch : 0;
     if (slot && (a->n_live + 1) * 2 <= a->cap_live) {
         slot->address = address;
         slot->size_bytes = size_bytes;
@@ -930,6 +965,7 @@ static inline int apply_alloc(vt_analysis_t *a, vt_reader_t *r, uint8_t series, 
         slot->handle = handle;
         slot->category = category;
         slot->used = 1;
+        slot->peak_epoch = peak_epoch;
         a->n_live++;
     } else {
         vt_live_t e = {.address = address,
@@ -938,11 +974,12 @@ static inline int apply_alloc(vt_analysis_t *a, vt_reader_t *r, uint8_t series, 
                        .stack_id = stack_id,
                        .series = series,
                        .handle = handle,
-                       .category = category};
+                       .category = category,
+                       .peak_epoch = peak_epoch};
         if (live_insert(a, &e) != 0)
             return fail(r, "'%s': out of memory at byte %" PRIu64, r->path, offset);
     }
-    account_add(a, r, series, device, category, size_bytes, t_ns);
+    account_add(a, r, d, series, category, size_bytes, t_ns);
     return 0;
 }
 
@@ -981,6 +1018,7 @@ static void apply_peak(vt_analysis_t *a, const vt_event_t *ev)
     d->peak_t_ns = ev->u.peak.peak_t_ns;
     d->peak_record = UINT64_MAX;
     memcpy(d->peak_by_category, ev->u.peak.by_category, sizeof d->peak_by_category);
+    d->n_peak_freed = 0; /* no live set at this peak: nothing to keep */
 }
 
 int vt_analysis_apply(vt_analysis_t *a, vt_reader_t *r, const vt_event_t *ev)
@@ -1095,6 +1133,15 @@ int vt_analyze_recategorized(vt_reader_t *r, vt_analysis_t *a, uint64_t stop_aft
     return analyze(r, a, stop_after, false, 0);
 }
 
+int vt_analyze_keeping_peaks(vt_reader_t *r, vt_analysis_t *a, vt_recategorize_fn fn, void *ctx)
+{
+    memset(a, 0, sizeof(*a));
+    a->recategorize = fn;
+    a->recategorize_ctx = ctx;
+    a->keep_peaks = true;
+    return analyze(r, a, UINT64_MAX, false, 0);
+}
+
 int vt_analyze_until(vt_reader_t *r, vt_analysis_t *a, uint64_t t_ns, vt_recategorize_fn fn,
                      void *ctx)
 {
@@ -1113,6 +1160,8 @@ const vt_live_t *vt_analysis_find(const vt_analysis_t *a, uint8_t series, uint8_
 
 void vt_analysis_release(vt_analysis_t *a)
 {
+    for (uint32_t i = 0; i < a->n_devices; i++)
+        free(a->devices[i].peak_freed);
     free(a->devices);
     free(a->ooms);
     free(a->live);
@@ -1152,6 +1201,25 @@ static int site_by_bytes(const void *x, const void *y)
     return site_by_key(x, y);
 }
 
+/* The entries in s[0..n) (one allocation each) grouped by (stack, category), largest first,
+ * into *out (s itself, shrunk). */
+static void group_sites(vt_site_t *s, size_t n, vt_site_t **out, size_t *n_out)
+{
+    qsort(s, n, sizeof(*s), site_by_key);
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (m && site_by_key(&s[m - 1], &s[i]) == 0) {
+            s[m - 1].bytes += s[i].bytes;
+            s[m - 1].n_allocs++;
+        } else {
+            s[m++] = s[i];
+        }
+    }
+    qsort(s, m, sizeof(*s), site_by_bytes);
+    *out = s;
+    *n_out = m;
+}
+
 int vt_analysis_sites(const vt_analysis_t *a, uint32_t device, vt_site_t **out, size_t *n_out)
 {
     *out = NULL;
@@ -1171,19 +1239,44 @@ int vt_analysis_sites(const vt_analysis_t *a, uint32_t device, vt_site_t **out, 
         if (e->used && e->series == VT_TRACE_SERIES_DEVICE && e->device == device)
             s[n++] = (vt_site_t){e->size_bytes, 1, e->stack_id, e->category};
     }
-    qsort(s, n, sizeof(*s), site_by_key);
-    size_t m = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (m && site_by_key(&s[m - 1], &s[i]) == 0) {
-            s[m - 1].bytes += s[i].bytes;
-            s[m - 1].n_allocs++;
-        } else {
-            s[m++] = s[i];
-        }
+    group_sites(s, n, out, n_out);
+    return 0;
+}
+
+int vt_analysis_peak_sites(const vt_analysis_t *a, uint32_t device, vt_site_t **out, size_t *n_out)
+{
+    *out = NULL;
+    *n_out = 0;
+    const vt_device_stats_t *d = NULL;
+    for (uint32_t i = 0; i < a->n_devices && !d; i++)
+        if (a->devices[i].device == device)
+            d = &a->devices[i];
+    if (!a->keep_peaks || !d || d->peak_lost || d->peak_record == UINT64_MAX)
+        return 1;
+    /* Live at the peak: still live and allocated before it (an older epoch), or freed since. */
+    size_t n = d->n_peak_freed;
+    for (size_t i = 0; i < a->cap_live; i++) {
+        const vt_live_t *e = &a->live[i];
+        n += e->used && e->series == VT_TRACE_SERIES_DEVICE && e->device == device &&
+             e->peak_epoch != d->peak_epoch;
     }
-    qsort(s, m, sizeof(*s), site_by_bytes);
-    *out = s;
-    *n_out = m;
+    if (!n)
+        return 0;
+    vt_site_t *s = malloc(n * sizeof(*s));
+    if (!s)
+        return -1;
+    n = 0;
+    for (size_t i = 0; i < a->cap_live; i++) {
+        const vt_live_t *e = &a->live[i];
+        if (e->used && e->series == VT_TRACE_SERIES_DEVICE && e->device == device &&
+            e->peak_epoch != d->peak_epoch)
+            s[n++] = (vt_site_t){e->size_bytes, 1, e->stack_id, e->category};
+    }
+    for (size_t i = 0; i < d->n_peak_freed; i++) {
+        const vt_live_t *e = &d->peak_freed[i];
+        s[n++] = (vt_site_t){e->size_bytes, 1, e->stack_id, e->category};
+    }
+    group_sites(s, n, out, n_out);
     return 0;
 }
 

@@ -194,6 +194,8 @@ typedef struct vt_live_s {
     uint64_t address, size_bytes;
     uint32_t device, stack_id;
     uint8_t series, handle, category, used;
+    uint32_t peak_epoch; /* device series: the device's peak_epoch when it was allocated (in
+                          * what was padding: 32 bytes an entry) */
 } vt_live_t;
 
 typedef struct vt_device_stats_s {
@@ -205,6 +207,13 @@ typedef struct vt_device_stats_s {
     uint64_t peak_by_category[VT_CAT_COUNT]; /* at the peak: sums to peak_bytes */
     uint64_t cat_peak_bytes[VT_CAT_COUNT];   /* each category's own peak (events only) */
     uint64_t cat_peak_t_ns[VT_CAT_COUNT];    /* when it was first reached */
+    /* The live set at the peak without a replay (vt_analyze_keeping_peaks): the entries live at
+     * the peak are those still live with an older peak_epoch, and those freed (or replaced)
+     * since, copied into peak_freed; a new peak empties it. At most the peak's live set. */
+    uint32_t peak_epoch; /* new peaks from events so far (UINT32_MAX: stopped, peak_lost) */
+    bool peak_lost;      /* peak_freed is incomplete (no memory, or the epoch ran out) */
+    vt_live_t *peak_freed;
+    size_t n_peak_freed, cap_peak_freed;
 } vt_device_stats_t;
 
 typedef struct vt_oom_s {
@@ -232,6 +241,7 @@ typedef struct vt_analysis_s {
     size_t n_live, cap_live;
     vt_recategorize_fn recategorize; /* NULL: ALLOCs keep their recorded category */
     void *recategorize_ctx;
+    bool keep_peaks; /* fill each device's peak_freed (vt_analyze_keeping_peaks) */
 } vt_analysis_t;
 
 /* vt_analyze: reads the records of r into a (zeroed here) up to and including record number
@@ -244,6 +254,11 @@ void vt_analysis_release(vt_analysis_t *a);
  * vt_analyze itself). */
 int vt_analyze_recategorized(vt_reader_t *r, vt_analysis_t *a, uint64_t stop_after,
                              vt_recategorize_fn fn, void *ctx);
+
+/* vt_analyze_keeping_peaks: vt_analyze_recategorized to the end, keeping for every device what
+ * vt_analysis_peak_sites needs to group its peak's live set by call-site without reading the
+ * trace again: memory grows by at most each device's live set at its peak. */
+int vt_analyze_keeping_peaks(vt_reader_t *r, vt_analysis_t *a, vt_recategorize_fn fn, void *ctx);
 
 /* vt_analyze_until: vt_analyze_recategorized up to and including the last record at or before
  * t_ns (absolute): the live set at that moment. The first record after it is read, not applied.
@@ -277,6 +292,12 @@ typedef struct vt_site_s {
  * first, into a malloc'd array (*n_out entries; NULL when none). Returns 0 or -1 (no memory). */
 int vt_analysis_sites(const vt_analysis_t *a, uint32_t device, vt_site_t **out, size_t *n_out);
 
+/* vt_analysis_peak_sites: what vt_analysis_sites returns for device after a replay of the trace
+ * up to its peak_record (vt_analyze to peak_record), from what vt_analyze_keeping_peaks kept.
+ * Returns 0, -1 (no memory), or 1 when it was not kept (the analysis did not keep peaks, the
+ * device has no peak from events, or its list is incomplete): replay then. */
+int vt_analysis_peak_sites(const vt_analysis_t *a, uint32_t device, vt_site_t **out, size_t *n_out);
+
 /* One frame of stack id as text: "0x7f12..." for a native ip, "path/file.py:function:line" for
  * a Python frame. Returns the parent id (0 at the root). */
 uint32_t vt_reader_frame(const vt_reader_t *r, uint32_t stack_id, char *buf, size_t cap);
@@ -286,6 +307,10 @@ uint32_t vt_reader_frame(const vt_reader_t *r, uint32_t stack_id, char *buf, siz
  * (show what came before; exit 1), 0 otherwise (a missing END record or dropped events only
  * warn). Defined in cmd_report.c, since it prints. */
 int vt_trace_load(const char *path, vt_reader_t *r, vt_analysis_t *a);
+
+/* vt_trace_load with vt_analyze_keeping_peaks: vt_analysis_peak_sites then has the peaks'
+ * call-sites without a replay. */
+int vt_trace_load_keeping_peaks(const char *path, vt_reader_t *r, vt_analysis_t *a);
 
 /* ---- presentation helpers shared by the report commands ---------------------------------- */
 const char *vt_fmt_binary(uint64_t bytes, char *buf, size_t cap); /* "1.50 GiB", "512 B" */
