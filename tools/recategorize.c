@@ -206,7 +206,7 @@ static int stack_first_rule(vt_recategorizer_t *rc, const vt_reader_t *r, uint32
 /* The latest name the trace gave thread so far, into buf ("" when none). */
 static const char *thread_name(const vt_reader_t *r, uint64_t thread, char *buf, size_t cap)
 {
-    for (uint32_t i = r->n_threads; i-- > 0;)
+    for (uint32_t i = r->n_threads; i-- > 1;) /* slot 0 is no thread (trace_reader.h) */
         if (r->threads[i].thread == thread)
             return vt_reader_cstring(r, r->threads[i].name_string_id, buf, cap);
     buf[0] = '\0';
