@@ -128,7 +128,9 @@ static void insert_counted(const vt_alloc_t *proto, bool implicit)
 static void fill_proto(vt_alloc_t *a, uint32_t space, int series, int device, uint64_t key,
                        uint64_t size_bytes, vt_api_t api, const vt_callsite_t *cs)
 {
-    __builtin_memset(a, 0, sizeof *a);
+    /* The fields only: the hash handle of a prototype is never read (vt_table_insert copies
+     * the entry up to it). */
+    __builtin_memset(a, 0, offsetof(vt_alloc_t, hh));
     a->stack_id = cs ? cs->stack_id : 0;
     a->category = cs ? cs->category : VT_CAT_UNKNOWN;
     a->key = key;
@@ -173,7 +175,8 @@ void vt_track_free_begin(unsigned series_mask, uint64_t key, vt_free_t *f)
     }
     f->found = a != NULL;
     if (a) {
-        f->saved = *a;
+        /* The fields only: the copy is put back with vt_table_insert, which copies up to hh. */
+        __builtin_memcpy(&f->saved, a, offsetof(vt_alloc_t, hh));
         count_out(a);
         vt_table_remove(a);
     }
