@@ -32,13 +32,12 @@ const char *__ubsan_default_options(void)
     return "print_stacktrace=1:halt_on_error=1";
 }
 
-/* Known leaks in code another change owns, each with where it is reported; remove the line with
- * the fix. tools/cmd_run.c preload_value(): the LD_PRELOAD value built for CMD is not freed when
- * `vramtrace run` fails before exec (tests cli_run_not-found, run_env; docs/reliability.md). */
+/* Known leaks to suppress, each with where it is reported; none now (remove a line with its
+ * fix). */
 VT_SAN_EXPORT const char *__lsan_default_suppressions(void);
 const char *__lsan_default_suppressions(void)
 {
-    return "leak:preload_value\n";
+    return "";
 }
 
 /* print_suppressions=0: the report of the suppressions used would change the golden stderr. */

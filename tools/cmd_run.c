@@ -282,7 +282,7 @@ static char *find_library(const char *lib)
     }
     /* Installed: the library directory, which GNUInstallDirs may make lib64 or
      * lib/<multiarch>; "lib" too, for a copy of the installed tree. The build tree: src/. */
-    static const char *const subdirs[] = {"/" VRAMTRACE_INSTALL_LIBDIR, "/lib", "/src"};
+    static const char *const subdirs[] = {("/" VRAMTRACE_INSTALL_LIBDIR), "/lib", "/src"};
     char looked[4 * PATH_MAX];
     char *parent = exe_parent();
     char *dir =
@@ -344,17 +344,18 @@ static char *absolute(const char *path)
     return join(cwd, "/", path);
 }
 
-/* Fills env[] with what CMD gets. Returns the count, or -1 after the message. */
+/* Fills env[] with what CMD gets. Returns the count, or -1 after the message (with nothing left
+ * allocated). */
 static int build_env(const run_opts_t *o, env_set_t *env)
 {
     int n = 0;
     char *lib = find_library(o->lib);
     if (!lib)
-        return -1;
+        goto fail;
     env[n++] = (env_set_t){"LD_PRELOAD", preload_value(lib), false};
     free(lib);
     if (!env[0].value)
-        return -1;
+        goto fail;
     if (o->output) {
         char *out = absolute(o->output);
         char *dir = out ? strdup(out) : NULL;
@@ -364,7 +365,7 @@ static int build_env(const run_opts_t *o, env_set_t *env)
             error("cannot write a trace in '%s': %s", dir && *dir ? dir : "/", strerror(errno));
             free(out);
             free(dir);
-            return -1;
+            goto fail;
         }
         free(dir);
         env[n++] = (env_set_t){"VRAMTRACE_OUTPUT", out, false};
@@ -375,7 +376,7 @@ static int build_env(const run_opts_t *o, env_set_t *env)
             error("cannot read rules '%s': %s", o->rules,
                   rules ? "not a readable file" : strerror(errno));
             free(rules);
-            return -1;
+            goto fail;
         }
         env[n++] = (env_set_t){"VRAMTRACE_RULES", rules, false};
     }
@@ -394,7 +395,7 @@ static int build_env(const run_opts_t *o, env_set_t *env)
     if (o->simulate) {
         char *sim = find_simulator();
         if (!sim)
-            return -1;
+            goto fail;
         const char *old = getenv("LD_LIBRARY_PATH");
         env[n++] =
             (env_set_t){"LD_LIBRARY_PATH", old && *old ? join(sim, ":", old) : strdup(sim), false};
@@ -406,10 +407,15 @@ static int build_env(const run_opts_t *o, env_set_t *env)
     for (int i = 0; i < n; i++) {
         if (!env[i].value) {
             error("out of memory");
-            return -1;
+            goto fail;
         }
     }
     return n;
+
+fail:
+    for (int i = 0; i < n; i++)
+        free(env[i].value);
+    return -1;
 }
 
 /* ------------------------------------------------------------------ running */
