@@ -340,6 +340,20 @@ void vt_track_vmm_map(uint64_t va, uint64_t size_bytes, uint64_t handle)
 void vt_track_vmm_unmap(uint64_t va, uint64_t size_bytes, vt_api_t api)
 {
     pthread_mutex_lock(&vt_lock);
+    /* The usual unmap is of exactly one mapping (PyTorch's expandable segments unmap chunk by
+     * chunk): found by its address, without walking the table. Mappings never overlap, so it
+     * is all that [va, va + size) held. */
+    vt_alloc_t *m = vt_table_find(VT_SPACE_VMM_MAP, va);
+    if (m && m->size_bytes == size_bytes) {
+        vt_alloc_t *h = vt_table_find(VT_SPACE_VMM_HANDLE, m->vmm_handle);
+        if (h && h->n_mappings > 0) {
+            h->n_mappings--;
+            vmm_maybe_release(h, api);
+        }
+        vt_table_remove(m);
+        pthread_mutex_unlock(&vt_lock);
+        return;
+    }
     vt_alloc_t *a = vt_table_first();
     while (a) {
         vt_alloc_t *next = vt_table_next(a);
