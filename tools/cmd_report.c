@@ -23,6 +23,7 @@
 #include "report.h"
 #include "report_budget.h"
 #include "report_ranks.h"
+#include "stream.h"
 #include "symbolize.h"
 #include "trace_reader.h"
 #include "util.h"
@@ -528,17 +529,7 @@ static int trace_load(const char *path, vt_reader_t *r, vt_analysis_t *a, vt_rec
     }
     if (quiet)
         return 0;
-    if (!r->seen_end)
-        error("warning: '%s': the process did not exit cleanly (no end record): showing what it "
-              "wrote",
-              path);
-    if (r->dropped)
-        error("warning: '%s': the library could not record %" PRIu64 " events: totals are low",
-              path, r->dropped);
-    if (a->capped_limit_bytes)
-        error("warning: '%s': the trace reached VRAMTRACE_MAX_SIZE (%" PRIu64 " bytes); events "
-              "after that are not in it: totals are low, the peaks are the library's own",
-              path, a->capped_limit_bytes);
+    vt_trace_warn(path, r, a);
     return 0;
 }
 

@@ -77,6 +77,12 @@ int vt_trace_stream(const char *path, vt_reader_t *r, vt_analysis_t *a, vt_strea
         error("%s; showing the %" PRIu64 " records before it", r->err, r->n_records);
         return 1;
     }
+    vt_trace_warn(path, r, a);
+    return 0;
+}
+
+void vt_trace_warn(const char *path, const vt_reader_t *r, const vt_analysis_t *a)
+{
     if (!r->seen_end)
         error("warning: '%s': the process did not exit cleanly (no end record): showing what it "
               "wrote",
@@ -88,5 +94,4 @@ int vt_trace_stream(const char *path, vt_reader_t *r, vt_analysis_t *a, vt_strea
         error("warning: '%s': the trace reached VRAMTRACE_MAX_SIZE (%" PRIu64 " bytes); events "
               "after that are not in it: totals are low, the peaks are the library's own",
               path, a->capped_limit_bytes);
-    return 0;
 }
