@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "json.h"
+#include "stream.h"
 #include "symbolize.h"
 #include "trace_reader.h"
 #include "util.h"
@@ -137,28 +138,19 @@ static char *stack_key(vt_symbolizer_t *sym, const vt_reader_t *r, uint32_t stac
     return key;
 }
 
-/* peak_sites: replays s's trace up to the record that made its peak and groups what was live
- * on the peak device by the text of its frames (two stacks can symbolize alike), sorted by
- * that text. Returns 0, or -1 when out of memory or the trace cannot be reopened. No sites
- * when the peak came from the library's PEAK record (a capped trace: no live set). */
+/* peak_sites: groups what was live on s's peak device at its peak (vt_trace_peak_sites) by the
+ * text of its frames (two stacks can symbolize alike), sorted by that text. Returns 0, or -1
+ * when out of memory. No sites when the peak came from the
+ * library's PEAK record (a capped trace: no live set). */
 static int peak_sites(side_t *s)
 {
-    vt_reader_t r;
-    vt_analysis_t a;
     vt_site_t *sites = NULL;
     size_t n = 0;
     int rc = -1;
 
     s->sites = NULL;
     s->n_sites = 0;
-    if (!s->peak || s->peak->peak_record == UINT64_MAX)
-        return 0;
-    if (vt_reader_open(&r, s->path) != 0) {
-        vt_reader_release(&r);
-        return -1;
-    }
-    vt_analyze(&r, &a, s->peak->peak_record);
-    if (vt_analysis_sites(&a, s->peak->device, &sites, &n) != 0)
+    if (vt_trace_peak_sites(s->path, &s->a, s->peak, &sites, &n) != 0)
         goto out;
     if (n) {
         vt_symbolizer_t sym, *symp = NULL;
@@ -191,8 +183,6 @@ static int peak_sites(side_t *s)
     rc = 0;
 out:
     free(sites);
-    vt_analysis_release(&a);
-    vt_reader_release(&r);
     return rc;
 }
 
@@ -447,7 +437,7 @@ static void side_release(side_t *s)
  * damaged: s->damaged), or -1 when there is nothing to compare (s holds nothing to release). */
 static int side_load(side_t *s)
 {
-    int rc = vt_trace_load(s->path, &s->r, &s->a);
+    int rc = vt_trace_load_keeping_peaks(s->path, &s->r, &s->a);
     if (rc < 0)
         return -1;
     s->damaged = rc != 0;

@@ -311,25 +311,18 @@ static void speedscope_finish(export_t *x, const char *path, frame_name_t **tabl
 /* folded and speedscope: the call-sites live at the device peak, outermost frame first. */
 static int export_folded(export_t *x, const char *path)
 {
-    vt_reader_t r, r_peak;
-    vt_analysis_t a, a_peak;
-    int rc = vt_trace_load(path, &r, &a);
+    vt_reader_t r;
+    vt_analysis_t a;
+    int rc = vt_trace_load_keeping_peaks(path, &r, &a);
     if (rc < 0)
         return 1;
-    memset(&r_peak, 0, sizeof(r_peak));
     vt_site_t *sites = NULL;
     size_t n_sites = 0;
     const vt_device_stats_t *peak = vt_analysis_peak(&a);
     if (peak && peak->peak_bytes && peak->peak_record == UINT64_MAX)
         error("warning: '%s': the peak is after the trace's cap: no call-sites to export", path);
-    /* Replay up to the record that made the peak, as report's peak_sites does. */
-    if (peak && peak->peak_bytes && peak->peak_record != UINT64_MAX &&
-        vt_reader_open(&r_peak, path) == 0) {
-        vt_analyze(&r_peak, &a_peak, peak->peak_record);
-        if (vt_analysis_sites(&a_peak, peak->device, &sites, &n_sites) != 0)
-            rc = error("'%s': out of memory grouping the call-sites", path);
-        vt_analysis_release(&a_peak);
-    }
+    if (vt_trace_peak_sites(path, &a, peak, &sites, &n_sites) != 0)
+        rc = error("'%s': out of memory grouping the call-sites", path);
     vt_symbolizer_t sym, *symp = NULL;
     if (n_sites && vt_symbolizer_init_trace(&sym, &r) == 0)
         symp = &sym;
@@ -350,7 +343,7 @@ static int export_folded(export_t *x, const char *path)
     for (size_t i = 0; x->out && frames && i < n_sites; i++) {
         int n = 0;
         for (uint32_t id = sites[i].stack_id; id && n < MAX_FOLDED_FRAMES; n++) {
-            id = vt_symbolize_frame(symp, &r_peak, id, frames[n], FRAME_CAP);
+            id = vt_symbolize_frame(symp, &r, id, frames[n], FRAME_CAP);
             for (char *p = frames[n]; (p = strchr(p, ';'));)
                 *p = ','; /* ';' separates the frames */
         }
@@ -373,7 +366,6 @@ static int export_folded(export_t *x, const char *path)
     if (symp)
         vt_symbolizer_release(symp);
     free(sites);
-    vt_reader_release(&r_peak);
     vt_analysis_release(&a);
     vt_reader_release(&r);
     return rc ? 1 : 0;

@@ -23,6 +23,30 @@ const char *vt_fmt_seconds6(const vt_reader_t *r, uint64_t t_ns, char *buf, size
     return buf;
 }
 
+int vt_trace_peak_sites(const char *path, const vt_analysis_t *a, const vt_device_stats_t *peak,
+                        vt_site_t **out, size_t *n_out)
+{
+    *out = NULL;
+    *n_out = 0;
+    if (!peak || !peak->peak_bytes || peak->peak_record == UINT64_MAX)
+        return 0;
+    int kept = vt_analysis_peak_sites(a, peak->device, out, n_out);
+    if (kept <= 0)
+        return kept;
+    vt_reader_t r;
+    vt_analysis_t replay;
+    if (vt_reader_open(&r, path) != 0) { /* it was read a moment ago */
+        error("%s", r.err);
+        vt_reader_release(&r);
+        return 0;
+    }
+    vt_analyze(&r, &replay, peak->peak_record);
+    int rc = vt_analysis_sites(&replay, peak->device, out, n_out);
+    vt_analysis_release(&replay);
+    vt_reader_release(&r);
+    return rc;
+}
+
 int vt_stream_is_event(const vt_event_t *ev)
 {
     switch (ev->type) {

@@ -27,6 +27,16 @@ int vt_trace_stream(const char *path, vt_reader_t *r, vt_analysis_t *a, vt_strea
  * library dropped, the VRAMTRACE_MAX_SIZE cap reached. One line each with error(). */
 void vt_trace_warn(const char *path, const vt_reader_t *r, const vt_analysis_t *a);
 
+/* vt_trace_peak_sites: the call-sites live on peak->device at that device's peak (as
+ * vt_analysis_sites returns them), for an analysis a of path loaded with
+ * vt_trace_load_keeping_peaks: from what that single pass kept, or, when it could not keep them
+ * (vt_analysis_peak_sites returns 1), from a second pass of path stopped at the record that made
+ * the peak. None (0, *n_out 0) when the peak came from the library's PEAK record (a capped
+ * trace: no live set), or when path cannot be reopened (said with error()). Returns 0, or -1
+ * when out of memory. */
+int vt_trace_peak_sites(const char *path, const vt_analysis_t *a, const vt_device_stats_t *peak,
+                        vt_site_t **out, size_t *n_out);
+
 /* The stats of device in a, or NULL while it has had no device memory. */
 const vt_device_stats_t *vt_stream_device(const vt_analysis_t *a, uint32_t device);
 
