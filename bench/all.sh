@@ -3,7 +3,8 @@
 # all.sh [-b BUILD_DIR] [-r RUNS] [-n ANALYZER_EVENTS] [-H] [-B]
 # Every benchmark of issue 9 with one command, as one markdown table: the capture side
 # (bench/capture.sh: cost per pair, threads, trace size, memory) and the analyzer
-# (bench/analyzer.sh: `vramtrace report` rate, with the I/O floor and heaptrack_print beside it).
+# (bench/analyzer.sh: the rate and peak RSS of `report`, `timeline --csv` and `export --format
+# perfetto`, with the I/O floor and heaptrack_print beside them).
 # Small by default, so that it runs in a few minutes on a busy 2-CPU machine; -B for the sizes
 # of issue 9 (more runs and pairs, 10 M analyzer events).
 #   -b BUILD_DIR        the CMake build directory (default: build)
@@ -41,9 +42,9 @@ out=$(sh "$here/analyzer.sh" -b "$build" -n "$aevents" -r 3 -H "$hpairs")
 echo "$out" | awk '
     /^#/ { notes = notes "\n" $0; next }
     $1 == "command" { next }
-    NF >= 6 {
-        label = $1; for (i = 2; i <= NF - 5; i++) label = label " " $i
-        printf "| analyzer | `%s`, %d events | – | %s s | %s | M events/s | %s MiB, best of 3 |\n",
-            label, $(NF - 4), $(NF - 2), $(NF - 1), $(NF - 3)
+    NF >= 7 {
+        label = $1; for (i = 2; i <= NF - 6; i++) label = label " " $i
+        printf "| analyzer | `%s`, %d events | – | %s s | %s | M events/s | %s MiB, best of 3; peak RSS %s MiB |\n",
+            label, $(NF - 5), $(NF - 3), $(NF - 2), $(NF - 4), $NF
     }
     END { printf "%s\n", notes }'

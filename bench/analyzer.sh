@@ -2,9 +2,12 @@
 # SPDX-License-Identifier: MIT
 # analyzer.sh [-b BUILD_DIR] [-n EVENTS] [-r RUNS] [-H PAIRS] [-c OTHER_VRAMTRACE] [-P]
 # The analyzer's rate: bench/gen_trace writes a trace of EVENTS allocation and free events in the
-# real format (src/vt_format.h) into a temporary directory, then `vramtrace report FILE` and
-# `vramtrace report --json FILE` are timed on it (the CLI is single-threaded), RUNS times each;
-# the best run gives events/s. Target of issue 6: >= 20 M events/s for report.
+# real format (src/vt_format.h) into a temporary directory, then `vramtrace report FILE`,
+# `report --json`, `timeline --csv` and `export --format perfetto` are timed on it (the CLI is
+# single-threaded), RUNS times each, output to /dev/null; the best run gives events/s, and the
+# last column is the largest peak RSS of the runs (GNU time's %M; "-" without /usr/bin/time).
+# The trace is read through a file mapping, so the RSS includes the pages of the file touched.
+# Targets: issue 6 >= 20 M events/s for report; issue 9 >= 50 M, RSS bounded by the live set.
 # Side by side, two baselines:
 #   - the I/O floor: `cat FILE >/dev/null` and `wc -l FILE` on the same file, page cache warm
 #     (`wc -l`, not `wc -c`: GNU wc -c of a regular file takes its size from fstat, reads nothing);
@@ -45,14 +48,33 @@ trap 'rm -rf "$tmp"' EXIT
 now() { date +%s.%N; }
 # best SECONDS_FILE: the fastest of the runs recorded in it.
 best() { sort -g "$1" | head -n 1; }
-# once NAME CMD...: one run of CMD (stdout to /dev/null), its seconds appended to $tmp/NAME.
+# Peak RSS through GNU time when it is there (its own fork and exec are outside the timed span's
+# noise at these run lengths: about a millisecond).
+gnu_time=
+if [ -x /usr/bin/time ] && /usr/bin/time -f %M -o /dev/null true 2>/dev/null; then
+    gnu_time=/usr/bin/time
+fi
+# once NAME CMD...: one run of CMD (stdout to /dev/null), its seconds appended to $tmp/NAME and
+# its peak RSS in KiB to $tmp/NAME.rss.
 once() {
     name=$1
     shift
     t0=$(now)
-    "$@" >/dev/null
+    if [ -n "$gnu_time" ]; then
+        "$gnu_time" -f %M -a -o "$tmp/$name.rss" "$@" >/dev/null
+    else
+        "$@" >/dev/null
+    fi
     t1=$(now)
     echo "$t0 $t1" | awk '{ printf "%.6f\n", $2 - $1 }' >>"$tmp/$name"
+}
+# rss NAME: the largest peak RSS of NAME's runs in MiB, or "-".
+rss() {
+    if [ -s "$tmp/$1.rss" ]; then
+        sort -g "$tmp/$1.rss" | tail -n 1 | awk '{ printf "%.1f", $1 / 1024 }'
+    else
+        echo -
+    fi
 }
 # timed NAME CMD...: RUNS runs of CMD.
 timed() {
@@ -62,9 +84,9 @@ timed() {
         i=$((i + 1))
     done
 }
-row() { # row LABEL EVENTS BYTES SECONDS
-    echo "$2 $3 $4" | awk -v label="$1" '{ printf "%-26s %12d %10.2f %9.3f %10.2f %9.1f\n",
-        label, $1, $2 / 1048576, $3, ($3 > 0 ? $1 / $3 / 1e6 : 0), ($3 > 0 ? $2 / $3 / 1048576 : 0) }'
+row() { # row LABEL EVENTS BYTES SECONDS [RSS_MIB]
+    echo "$2 $3 $4 ${5:--}" | awk -v label="$1" '{ printf "%-30s %12d %10.2f %9.3f %10.2f %9.1f %9s\n",
+        label, $1, $2 / 1048576, $3, ($3 > 0 ? $1 / $3 / 1e6 : 0), ($3 > 0 ? $2 / $3 / 1048576 : 0), $4 }'
 }
 
 t0=$(now)
@@ -85,24 +107,27 @@ timed t_wc wc -l "$tmp/t.vtr"
 # Interleaved: a change of load hits this build and OTHER alike.
 i=0
 while [ "$i" -lt "$runs" ]; do
-    once t_report "$vt" report "$tmp/t.vtr"
-    [ -z "$other" ] || once o_report "$other" report "$tmp/t.vtr"
-    once t_json "$vt" report --json "$tmp/t.vtr"
-    [ -z "$other" ] || once o_json "$other" report --json "$tmp/t.vtr"
+    for v in t ${other:+o}; do
+        if [ "$v" = t ]; then bin=$vt; else bin=$other; fi
+        once "${v}_report" "$bin" report "$tmp/t.vtr"
+        once "${v}_json" "$bin" report --json "$tmp/t.vtr"
+        once "${v}_csv" "$bin" timeline --csv "$tmp/t.vtr"
+        once "${v}_perfetto" "$bin" export "$tmp/t.vtr" --format perfetto -o -
+    done
     i=$((i + 1))
 done
-
-printf '%-26s %12s %10s %9s %10s %9s\n' command events MiB seconds Mevents/s MiB/s
+printf '%-30s %12s %10s %9s %10s %9s %9s\n' command events MiB seconds Mevents/s MiB/s RSS_MiB
 row "cat FILE >/dev/null" "$events" "$bytes" "$(best "$tmp/t_cat")"
 row "wc -l FILE" "$events" "$bytes" "$(best "$tmp/t_wc")"
-row "vramtrace report" "$events" "$bytes" "$(best "$tmp/t_report")"
-row "vramtrace report --json" "$events" "$bytes" "$(best "$tmp/t_json")"
-if [ -n "$other" ]; then
-    row "OTHER report" "$events" "$bytes" "$(best "$tmp/o_report")"
-    row "OTHER report --json" "$events" "$bytes" "$(best "$tmp/o_json")"
-    echo "# OTHER: $other"
-fi
-
+for v in t ${other:+o}; do
+    if [ "$v" = t ]; then who=vramtrace; else who=OTHER; fi
+    row "$who report" "$events" "$bytes" "$(best "$tmp/${v}_report")" "$(rss "${v}_report")"
+    row "$who report --json" "$events" "$bytes" "$(best "$tmp/${v}_json")" "$(rss "${v}_json")"
+    row "$who timeline --csv" "$events" "$bytes" "$(best "$tmp/${v}_csv")" "$(rss "${v}_csv")"
+    row "$who export perfetto" "$events" "$bytes" "$(best "$tmp/${v}_perfetto")" \
+        "$(rss "${v}_perfetto")"
+done
+[ -z "$other" ] || echo "# OTHER: $other"
 # heaptrack_print on a heaptrack recording of PAIRS malloc/free pairs.
 cc=${CC:-cc}
 if [ "$hpairs" = 0 ]; then
@@ -135,7 +160,7 @@ PROG
         hbytes=$(stat -c %s "$htrace")
         hevents=$((2 * hpairs))
         timed t_hprint heaptrack_print "$htrace"
-        row "heaptrack_print" "$hevents" "$hbytes" "$(best "$tmp/t_hprint")"
+        row "heaptrack_print" "$hevents" "$hbytes" "$(best "$tmp/t_hprint")" "$(rss t_hprint)"
         echo "# heaptrack_print: $(basename "$htrace"), compressed (MiB is the compressed size)," \
             "$hevents events counted ($hpairs malloc/free pairs; the C runtime's own few not counted)"
     fi
