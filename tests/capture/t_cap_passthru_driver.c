@@ -41,9 +41,9 @@ static void lookups(void)
         {"cuMemAllocAsync", 11020, 2}, {"cuNoSuchThing", 12000, 0},    {"cuMemAlloc", 13010, 0},
         {"cuMemAlloc", 12000, 8},      {"cuGetProcAddress", 11030, 0}, {"cuMemGetInfo", 3020, 0}};
     for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
-        char label[96];
-        snprintf(label, sizeof label, "gpa_v2(%s, %d, %llu)", keys[i].symbol, keys[i].version,
-                 (unsigned long long)keys[i].flags);
+        char label[128];
+        snprintf(label, sizeof label, "cuGetProcAddress_v2(%s, %d, %llu)", keys[i].symbol,
+                 keys[i].version, (unsigned long long)keys[i].flags);
         fn = CAP_SENTINEL;
         st = (CUdriverProcAddressQueryResult)7;
         CAP_CALL(label,
@@ -51,19 +51,20 @@ static void lookups(void)
         cap_ptr("pfn", fn);
         printf(" status=%d", (int)st);
         cap_end();
-        snprintf(label, sizeof label, "gpa_v1(%s, %d, %llu)", keys[i].symbol, keys[i].version,
-                 (unsigned long long)keys[i].flags);
+        snprintf(label, sizeof label, "cuGetProcAddress(%s, %d, %llu)", keys[i].symbol,
+                 keys[i].version, (unsigned long long)keys[i].flags);
         fn = CAP_SENTINEL;
         CAP_CALL(label,
                  cap_get_proc_address_v1(keys[i].symbol, &fn, keys[i].version, keys[i].flags));
         cap_ptr("pfn", fn);
         cap_end();
     }
-    CAP_CALL("gpa_v2 NULL symbol", cuGetProcAddress_v2(NULL, &fn, 12000, 0, &st));
+    CAP_CALL("cuGetProcAddress_v2 NULL symbol", cuGetProcAddress_v2(NULL, &fn, 12000, 0, &st));
     cap_end();
-    CAP_CALL("gpa_v2 NULL pfn", cuGetProcAddress_v2("cuMemAlloc", NULL, 12000, 0, &st));
+    CAP_CALL("cuGetProcAddress_v2 NULL pfn",
+             cuGetProcAddress_v2("cuMemAlloc", NULL, 12000, 0, &st));
     cap_end();
-    CAP_CALL("gpa_v1 NULL symbol", cap_get_proc_address_v1(NULL, &fn, 12000, 0));
+    CAP_CALL("cuGetProcAddress NULL symbol", cap_get_proc_address_v1(NULL, &fn, 12000, 0));
     cap_end();
     /* The dlsym door: a hooked name found, then not found, through the driver's handle. */
     void *h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);

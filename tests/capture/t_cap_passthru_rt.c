@@ -216,11 +216,11 @@ static void entry_points(void)
                 {"cuMemAlloc", 12000, 3},      {"cuGetProcAddress", 11030, 0},
                 {"cuMemGetInfo", 3020, 0},     {"cuMemCreate", 12000, 0}};
     for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
-        char label[96];
+        char label[128];
         void *fn;
         enum cudaDriverEntryPointQueryResult st;
-        snprintf(label, sizeof label, "ByVersion(%s, %u, %llu)", keys[i].symbol, keys[i].version,
-                 keys[i].flags);
+        snprintf(label, sizeof label, "cudaGetDriverEntryPointByVersion(%s, %u, %llu)",
+                 keys[i].symbol, keys[i].version, keys[i].flags);
         fn = CAP_SENTINEL;
         st = (enum cudaDriverEntryPointQueryResult)7;
         CAP_CALL(label, cudaGetDriverEntryPointByVersion(keys[i].symbol, &fn, keys[i].version,
@@ -228,8 +228,8 @@ static void entry_points(void)
         cap_ptr("fn", fn);
         printf(" status=%d", (int)st);
         rt_end();
-        snprintf(label, sizeof label, "ByVersion_ptsz(%s, %u, %llu)", keys[i].symbol,
-                 keys[i].version, keys[i].flags);
+        snprintf(label, sizeof label, "cudaGetDriverEntryPointByVersion_ptsz(%s, %u, %llu)",
+                 keys[i].symbol, keys[i].version, keys[i].flags);
         fn = CAP_SENTINEL;
         st = (enum cudaDriverEntryPointQueryResult)7;
         CAP_CALL(label, cudaGetDriverEntryPointByVersion_ptsz(keys[i].symbol, &fn, keys[i].version,
@@ -239,14 +239,16 @@ static void entry_points(void)
         rt_end();
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wdeprecated-declarations"
-        snprintf(label, sizeof label, "EntryPoint(%s, %llu)", keys[i].symbol, keys[i].flags);
+        snprintf(label, sizeof label, "cudaGetDriverEntryPoint(%s, %llu)", keys[i].symbol,
+                 keys[i].flags);
         fn = CAP_SENTINEL;
         st = (enum cudaDriverEntryPointQueryResult)7;
         CAP_CALL(label, cudaGetDriverEntryPoint(keys[i].symbol, &fn, keys[i].flags, &st));
         cap_ptr("fn", fn);
         printf(" status=%d", (int)st);
         rt_end();
-        snprintf(label, sizeof label, "EntryPoint_ptsz(%s, %llu)", keys[i].symbol, keys[i].flags);
+        snprintf(label, sizeof label, "cudaGetDriverEntryPoint_ptsz(%s, %llu)", keys[i].symbol,
+                 keys[i].flags);
         fn = CAP_SENTINEL;
         st = (enum cudaDriverEntryPointQueryResult)7;
         CAP_CALL(label, cudaGetDriverEntryPoint_ptsz(keys[i].symbol, &fn, keys[i].flags, &st));
@@ -255,16 +257,18 @@ static void entry_points(void)
         rt_end();
     }
     void *fn = CAP_SENTINEL;
-    CAP_CALL("EntryPoint NULL symbol", cudaGetDriverEntryPoint(NULL, &fn, 0, NULL));
+    CAP_CALL("cudaGetDriverEntryPoint NULL symbol", cudaGetDriverEntryPoint(NULL, &fn, 0, NULL));
     cap_ptr("fn", fn);
     rt_end();
-    CAP_CALL("EntryPoint NULL funcPtr", cudaGetDriverEntryPoint("cuMemAlloc", NULL, 0, NULL));
+    CAP_CALL("cudaGetDriverEntryPoint NULL funcPtr",
+             cudaGetDriverEntryPoint("cuMemAlloc", NULL, 0, NULL));
     rt_end();
 #pragma GCC diagnostic pop
-    CAP_CALL("ByVersion NULL symbol", cudaGetDriverEntryPointByVersion(NULL, &fn, 12000, 0, NULL));
+    CAP_CALL("cudaGetDriverEntryPointByVersion NULL symbol",
+             cudaGetDriverEntryPointByVersion(NULL, &fn, 12000, 0, NULL));
     cap_ptr("fn", fn);
     rt_end();
-    CAP_CALL("ByVersion_ptsz NULL funcPtr",
+    CAP_CALL("cudaGetDriverEntryPointByVersion_ptsz NULL funcPtr",
              cudaGetDriverEntryPointByVersion_ptsz("cuMemAlloc", NULL, 12000, 0, NULL));
     rt_end();
 }
