@@ -1,9 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /* Shared helpers of the vramtrace commands. */
 #include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/resource.h>
+#include <unistd.h>
 
 #include "util.h"
 
@@ -16,6 +21,83 @@ int error(const char *fmt, ...)
     fputc('\n', stderr);
     va_end(ap);
     return -1;
+}
+
+int vt_parse_bytes(const char *s, uint64_t *out)
+{
+    if (!s || *s < '0' || *s > '9' || strspn(s, "0123456789.") != strcspn(s, "kKmMgGtTbB"))
+        return -1; /* no sign, exponent, hex or inf that strtod would take */
+    errno = 0;
+    char *end;
+    double v = strtod(s, &end);
+    if (errno || end == s || !isfinite(v) || v < 0)
+        return -1;
+    unsigned shift = 0;
+    const char *units = "kmgt";
+    const char *u = *end ? strchr(units, *end | 0x20) : NULL;
+    if (u) {
+        shift = 10 * (unsigned)(u - units + 1);
+        end++;
+        if (strcasecmp(end, "b") == 0 || strcasecmp(end, "ib") == 0)
+            end += strlen(end);
+    } else if (strcasecmp(end, "b") == 0) {
+        end++;
+    }
+    if (*end)
+        return -1;
+    v *= (double)(1ULL << shift);
+    if (v >= 18446744073709551616.0) /* 2^64 */
+        return -1;
+    *out = (uint64_t)v;
+    return 0;
+}
+
+/* Why RLIMIT_DATA: it counts the heap and private writable mappings (Linux >= 4.7), so it
+ * bounds what a hostile trace can make the analysis allocate, while the trace itself, mapped
+ * read-only (tools/trace_reader.c), does not count. RLIMIT_AS would also count that mapping
+ * and every shared library. A failed allocation is then an "out of memory" error of the
+ * command (exit 1) instead of the kernel's OOM killer taking this or another process.
+ * The sanitizer runtimes reserve terabytes of shadow memory, which the limit would refuse:
+ * such builds never set it. */
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#    define VT_SANITIZED 1
+#elif defined(__has_feature)
+#    if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) ||                     \
+        __has_feature(memory_sanitizer) || __has_feature(hwaddress_sanitizer)
+#        define VT_SANITIZED 1
+#    endif
+#endif
+
+int vt_memory_limit(const char *value)
+{
+    uint64_t bytes = 0;
+    if (value) {
+        if (strcmp(value, "none") == 0)
+            bytes = 0;
+        else if (vt_parse_bytes(value, &bytes) != 0)
+            return error("invalid --memory-limit '%s': not a size (512M, 4G) or 'none'", value);
+        if (bytes == 0)
+            return 0;
+    } else {
+        long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+        if (pages <= 0 || page <= 0)
+            return 0;
+        bytes = (uint64_t)pages * (uint64_t)page / 2;
+    }
+#ifdef VT_SANITIZED
+    return 0;
+#else
+    struct rlimit lim;
+    if (getrlimit(RLIMIT_DATA, &lim) != 0)
+        return 0;
+    if (lim.rlim_cur != RLIM_INFINITY && lim.rlim_cur <= bytes)
+        return 0; /* never raise what we were started with */
+    if (lim.rlim_max != RLIM_INFINITY && bytes > lim.rlim_max)
+        bytes = lim.rlim_max;
+    lim.rlim_cur = (rlim_t)bytes;
+    setrlimit(RLIMIT_DATA, &lim); /* best effort: without it the analysis runs uncapped */
+    return 0;
+#endif
 }
 
 char *read_file(const char *path, size_t *len_out)

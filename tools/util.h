@@ -4,6 +4,7 @@
 #ifndef VT_TOOLS_UTIL_H
 #define VT_TOOLS_UTIL_H
 
+#include <stdint.h>
 #include <stdio.h>
 
 #define EXIT_USAGE 2 /* 0 ok, 1 error, 2 usage */
@@ -18,4 +19,13 @@ char *read_file(const char *path, size_t *len_out);
 /* vt_xml_text: s as XML or HTML character data (text or a quoted attribute value): markup
  * escaped, control bytes and invalid UTF-8 as '?'. */
 void vt_xml_text(FILE *out, const char *s);
+
+/* vt_parse_bytes: "4096", "512M", "2GiB", "1.5G" (K, M, G, T: powers of 1024, any case, with an
+ * optional B or iB) into *out. Returns 0, or -1 when s is not such a size or overflows. */
+int vt_parse_bytes(const char *s, uint64_t *out);
+
+/* vt_memory_limit: caps the CLI's own heap and anonymous memory (RLIMIT_DATA) at value (a size,
+ * or "none"/"0" for no cap), or at half the machine's RAM when value is NULL; never raises the
+ * limit it was started with. Returns 0, -1 with a message when value is not a size. */
+int vt_memory_limit(const char *value);
 #endif

@@ -114,9 +114,23 @@ static int finish_stdout(int status)
 int main(int argc, char **argv)
 {
     argc--, argv++;
+    const char *memory_limit = NULL;
     /* Global options come before the command, as with git. */
     for (; argc > 0 && argv[0][0] == '-'; argc--, argv++) {
         const char *opt = argv[0];
+        if (strncmp(opt, "--memory-limit=", 15) == 0) {
+            memory_limit = opt + 15;
+            continue;
+        }
+        if (strcmp(opt, "--memory-limit") == 0) {
+            if (argc < 2) {
+                error("'--memory-limit' needs a size. See 'vramtrace --help'.");
+                return EXIT_USAGE;
+            }
+            memory_limit = argv[1];
+            argc--, argv++;
+            continue;
+        }
         if (strcmp(opt, "--version") == 0)
             return finish_stdout(cmd_version(1, argv));
         if (strcmp(opt, "--help") == 0 || strcmp(opt, "-h") == 0)
@@ -135,5 +149,9 @@ int main(int argc, char **argv)
     const cmd_t *cmd = find_command(argv[0]);
     if (!cmd)
         return not_a_command(argv[0]);
+    /* The analyzer's own memory is capped (a hostile trace must not take the machine's:
+     * docs/reliability.md); `run` is not, since the limit would pass on to the traced program. */
+    if (cmd->fn != cmd_run && vt_memory_limit(memory_limit) != 0)
+        return EXIT_USAGE;
     return finish_stdout(cmd->fn(argc, argv));
 }
