@@ -18,6 +18,7 @@
 
 #include <uthash.h>
 
+#include "rowfmt.h"
 #include "stream.h"
 #include "symbolize.h"
 #include "util.h"
@@ -130,6 +131,34 @@ static uint64_t tid_of(const vt_reader_t *r, uint64_t thread)
     return thread;
 }
 
+/* The counter event of a device's memory by category, as event_begin and the args would write
+ * it, but built in a buffer (rowfmt.h): there is one per allocation and free. */
+static void perfetto_counter(export_t *x, const vt_reader_t *r, const vt_device_stats_t *d,
+                             uint64_t t_ns)
+{
+    char row[192 + VT_CAT_COUNT * (32 + VT_ROW_U64_MAX)], *p = row;
+    uint64_t ns = t_ns > r->t0_ns ? t_ns - r->t0_ns : 0;
+    p = vt_row_str(p, x->n_events++ ? ",\n{\"name\":\"device " : "\n{\"name\":\"device ");
+    p = vt_row_u64(p, d->device);
+    p = vt_row_str(p, "\",\"ph\":\"C\",\"ts\":");
+    p = vt_row_u64(p, ns / 1000);
+    *p++ = '.';
+    p = vt_row_u64_width(p, ns % 1000, 3);
+    p = vt_row_str(p, ",\"pid\":");
+    p = vt_row_u64(p, x->pid);
+    p = vt_row_str(p, ",\"args\":{");
+    for (int c = 0; c < VT_CAT_COUNT; c++) {
+        if (c)
+            *p++ = ',';
+        *p++ = '"';
+        p = vt_row_str(p, vt_category_names[c]); /* plain words: nothing to escape */
+        p = vt_row_str(p, "\":");
+        p = vt_row_u64(p, d->live_by_category[c]);
+    }
+    p = vt_row_str(p, "}}");
+    vt_row_write(x->out, row, p);
+}
+
 static void perfetto_record(export_t *x, const vt_reader_t *r, const vt_analysis_t *a,
                             const vt_event_t *ev, const uint32_t *changed, int n_changed)
 {
@@ -180,45 +209,58 @@ static void perfetto_record(export_t *x, const vt_reader_t *r, const vt_analysis
     }
     for (int k = 0; k < n_changed; k++) {
         const vt_device_stats_t *d = vt_stream_device(a, changed[k]);
-        if (!d)
-            continue;
-        snprintf(name, sizeof(name), "device %" PRIu32, d->device);
-        event_begin(x, r, name, "C", ev->t_ns);
-        fputs(",\"args\":{", out);
-        for (int c = 0; c < VT_CAT_COUNT; c++)
-            fprintf(out, "%s\"%s\":%" PRIu64, c ? "," : "", vt_category_names[c],
-                    d->live_by_category[c]);
-        fputs("}}", out);
+        if (d)
+            perfetto_counter(x, r, d, ev->t_ns);
     }
 }
 
+/* One row per allocation and free, built in a buffer (rowfmt.h). */
 static void csv_record(export_t *x, const vt_reader_t *r, const vt_event_t *ev,
                        const vt_live_t *old)
 {
-    char t[48];
+    if (ev->type != VT_REC_ALLOC && ev->type != VT_REC_FREE)
+        return;
+    char row[128 + 4 * (VT_ROW_U64_MAX + 1)], *p = row;
+    p = vt_row_seconds6(p, ev->t_ns > r->t0_ns ? ev->t_ns - r->t0_ns : 0);
     if (ev->type == VT_REC_ALLOC) {
         unsigned series = ev->u.alloc.series;
         unsigned cat = ev->u.alloc.category < VT_CAT_COUNT ? ev->u.alloc.category : VT_CAT_UNKNOWN;
-        fprintf(x->out, "%s,alloc,%" PRIu32 ",%s,%s,0x%" PRIx64 ",%" PRIu64 ",%" PRIu32 "\n",
-                vt_fmt_seconds6(r, ev->t_ns, t, sizeof(t)), ev->u.alloc.device,
-                series_names[series % VT_TRACE_SERIES_COUNT], vt_category_names[cat],
-                ev->u.alloc.address, ev->u.alloc.size_bytes, ev->u.alloc.stack_id);
-    } else if (ev->type == VT_REC_FREE) {
+        p = vt_row_str(p, ",alloc,");
+        p = vt_row_u64(p, ev->u.alloc.device);
+        *p++ = ',';
+        p = vt_row_str(p, series_names[series % VT_TRACE_SERIES_COUNT]);
+        *p++ = ',';
+        p = vt_row_str(p, vt_category_names[cat]);
+        *p++ = ',';
+        p = vt_row_hex(p, ev->u.alloc.address);
+        *p++ = ',';
+        p = vt_row_u64(p, ev->u.alloc.size_bytes);
+        *p++ = ',';
+        p = vt_row_u64(p, ev->u.alloc.stack_id);
+    } else {
         /* A free's device, category, size and stack are those of the allocation it frees;
          * empty when the trace holds no such allocation. */
-        fprintf(x->out, "%s,free,", vt_fmt_seconds6(r, ev->t_ns, t, sizeof(t)));
+        p = vt_row_str(p, ",free,");
         if (old)
-            fprintf(x->out, "%" PRIu32 ",", old->device);
-        else
-            fputs(",", x->out);
-        fprintf(x->out, "%s,", series_names[ev->u.free.series % VT_TRACE_SERIES_COUNT]);
+            p = vt_row_u64(p, old->device);
+        *p++ = ',';
+        p = vt_row_str(p, series_names[ev->u.free.series % VT_TRACE_SERIES_COUNT]);
+        *p++ = ',';
         if (old)
-            fprintf(x->out, "%s,0x%" PRIx64 ",%" PRIu64 ",%" PRIu32 "\n",
-                    vt_category_names[old->category], ev->u.free.address, old->size_bytes,
-                    old->stack_id);
-        else
-            fprintf(x->out, ",0x%" PRIx64 ",,\n", ev->u.free.address);
+            p = vt_row_str(p, vt_category_names[old->category]);
+        *p++ = ',';
+        p = vt_row_hex(p, ev->u.free.address);
+        *p++ = ',';
+        if (old) {
+            p = vt_row_u64(p, old->size_bytes);
+            *p++ = ',';
+            p = vt_row_u64(p, old->stack_id);
+        } else {
+            *p++ = ',';
+        }
     }
+    *p++ = '\n';
+    vt_row_write(x->out, row, p);
 }
 
 static int on_record(void *ctx, const vt_reader_t *r, const vt_analysis_t *a, const vt_event_t *ev,

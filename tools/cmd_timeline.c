@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rowfmt.h"
 #include "stream.h"
 #include "timeline.h"
 #include "util.h"
@@ -111,14 +112,21 @@ static void csv_header(timeline_t *tl)
     tl->header_done = 1;
 }
 
+/* One row per change: built in a buffer (rowfmt.h), not printf'd field by field. */
 static void csv_row(const vt_reader_t *r, const vt_device_stats_t *d, uint64_t t_ns)
 {
-    char t[48];
-    printf("%s,%" PRIu32 ",%" PRIu64, vt_fmt_seconds6(r, t_ns, t, sizeof(t)), d->device,
-           d->live_bytes);
-    for (int c = 0; c < VT_CAT_COUNT; c++)
-        printf(",%" PRIu64, d->live_by_category[c]);
-    printf("\n");
+    char row[64 + (VT_CAT_COUNT + 2) * (VT_ROW_U64_MAX + 1)], *p = row;
+    p = vt_row_seconds6(p, t_ns > r->t0_ns ? t_ns - r->t0_ns : 0);
+    *p++ = ',';
+    p = vt_row_u64(p, d->device);
+    *p++ = ',';
+    p = vt_row_u64(p, d->live_bytes);
+    for (int c = 0; c < VT_CAT_COUNT; c++) {
+        *p++ = ',';
+        p = vt_row_u64(p, d->live_by_category[c]);
+    }
+    *p++ = '\n';
+    vt_row_write(stdout, row, p);
 }
 
 /* Merges each band into the previous band of the same phase when the gap between them is under
