@@ -207,16 +207,16 @@ static int first_rule_of_frame(uint64_t ip, int limit)
 }
 
 /* The index of the first frame rule the stack matches (n_rules when none), computing it on
- * first use. Not under vt_lock. */
+ * first use. Not under vt_lock, and takes none. */
 static int stack_first_rule(uint32_t stack_id, void *const *ips, int n_ips)
 {
     int n_rules = active_rules.n_rules;
     if (!stack_id)
         return n_rules;
-    vt_track_lock();
+    /* The slot is written once per stack (by every thread that finds it empty, all with the same
+     * value) and never cleared while the node lives: atomic accesses, no lock. */
     void **cache = vt_stack_node_rule_cache(vt_stack_node(stack_id));
-    uintptr_t cached = (uintptr_t)*cache;
-    vt_track_unlock();
+    uintptr_t cached = (uintptr_t)__atomic_load_n(cache, __ATOMIC_ACQUIRE);
     if (cached)
         return (int)(cached - 1);
     int first = n_rules;
@@ -224,9 +224,7 @@ static int stack_first_rule(uint32_t stack_id, void *const *ips, int n_ips)
         ((1u << VT_FIELD_FUNC) | (1u << VT_FIELD_MODULE) | (1u << VT_FIELD_PY)))
         for (int i = 0; i < n_ips; i++)
             first = first_rule_of_frame((uint64_t)(uintptr_t)ips[i], first);
-    vt_track_lock();
-    *cache = (void *)(uintptr_t)(first + 1);
-    vt_track_unlock();
+    __atomic_store_n(cache, (void *)(uintptr_t)(first + 1), __ATOMIC_RELEASE);
     return first;
 }
 
@@ -350,11 +348,8 @@ void vt_callsite_take(vt_callsite_t *cs, vt_api_t api)
     int n = add_python_frames(ips, vt_unwind(ips, depth), depth);
     bool created = false;
     cs->stack_id = 0;
-    if (n) {
-        vt_track_lock();
+    if (n) /* takes vt_lock itself, and only when the stack is not the thread's last one */
         cs->stack_id = vt_stack_intern(ips, n, &created);
-        vt_track_unlock();
-    }
     if (created) {
         for (int i = 0; i < n; i++) {
             uint64_t ip = (uint64_t)(uintptr_t)ips[i];
