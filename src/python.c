@@ -57,7 +57,45 @@ static struct {
     int (*PyGC_Disable)(void); /* 3.10+ */
     int (*PyGC_Enable)(void);
     py_object_t *none; /* &_Py_NoneStruct: 3.8's f_back at the outermost frame */
+    /* The frame-name cache's (below); any absent: no cache. */
+    py_object_t *(*PyObject_GetAttr)(py_object_t *, py_object_t *);
+    py_object_t *(*PyUnicode_InternFromString)(const char *);
+    py_object_t *(*PyObject_Type)(py_object_t *);
+    void (*Py_IncRef)(py_object_t *);
+    void *(*interpreter_get)(void); /* PyInterpreterState_Get (3.9+), _PyInterpreterState_Get */
+    void *(*PyInterpreterState_Main)(void);
+    py_object_t *unicode_type; /* &PyUnicode_Type */
+    bool cache_usable;         /* all of the above, and a build with a GIL */
 } py;
+
+/* The frame-name cache: the string id of "path/file.py:function" by the identity of the code
+ * object's co_filename and co_name objects. A Python loop at depth 64 spent ~0.65 us per frame
+ * per allocation on two attribute lookups by C string, a UTF-8 copy and the interning under
+ * vt_lock (docs/benchmarks.md, "Targets of issue 9"); a hit costs two lookups by interned name
+ * and two compares.
+ *
+ * Why it is exact: a slot holds a strong reference to both str objects, so neither can be freed
+ * while it is cached, and a live str never changes its text: the code object whose co_filename
+ * and co_name ARE those two objects has exactly the cached text, whichever code object it is
+ * (the code object itself is not the key: a freed code object's address may be reused by
+ * another, and holding code objects instead could not be released safely here, since freeing
+ * one may run Python code: weakref callbacks, co_extra free functions). Only exact str objects
+ * are held: freeing one runs no Python code (a str subclass could have __del__), so evicting a
+ * slot is safe in the hook. The string id is checked against strings.c (vt_string returns the
+ * same text pointer only while the id names the same interned string: after a fork child's
+ * forget it names nothing or another string at another address, since forgotten strings are
+ * never freed).
+ *
+ * When: only on threads of the main interpreter holding its GIL, which serializes every access
+ * (no lock of ours), and never in a free-threaded build (no GIL to serialize them). A
+ * subinterpreter's objects are never held, so none is released from another interpreter. */
+#define NAME_CACHE_SLOTS 1024u
+static struct {
+    py_object_t *file, *name; /* strong references; NULL: empty */
+    uint32_t id;
+    const char *text; /* vt_string(id) when cached */
+} name_cache[NAME_CACHE_SLOTS];
+static py_object_t *attr_co_filename, *attr_co_name; /* interned, held for good */
 
 enum { PY_UNKNOWN, PY_ABSENT, PY_RESOLVING, PY_PRESENT, PY_UNSUPPORTED };
 static _Atomic int py_state = PY_UNKNOWN;
@@ -133,6 +171,19 @@ static int resolve(void)
         RESOLVE(PyGC_Enable, "PyGC_Enable");
     }
     RESOLVE(none, "_Py_NoneStruct");
+    RESOLVE(PyObject_GetAttr, "PyObject_GetAttr");
+    RESOLVE(PyUnicode_InternFromString, "PyUnicode_InternFromString");
+    RESOLVE(PyObject_Type, "PyObject_Type");
+    RESOLVE(Py_IncRef, "Py_IncRef");
+    RESOLVE(interpreter_get, minor >= 9 ? "PyInterpreterState_Get" : "_PyInterpreterState_Get");
+    RESOLVE(PyInterpreterState_Main, "PyInterpreterState_Main");
+    RESOLVE(unicode_type, "PyUnicode_Type");
+    /* A free-threaded 3.13 says so in its version ("3.13.0 experimental free-threading build"). */
+    const char *(*get_version)(void) = (const char *(*)(void))sym("Py_GetVersion");
+    const char *version = get_version ? get_version() : NULL;
+    py.cache_usable = py.PyObject_GetAttr && py.PyUnicode_InternFromString && py.PyObject_Type &&
+                      py.Py_IncRef && py.interpreter_get && py.PyInterpreterState_Main &&
+                      py.unicode_type && version && !strstr(version, "free-threading");
     bool errors_saved = minor >= 12 ? py.PyErr_GetRaisedException && py.PyErr_SetRaisedException
                                     : py.PyErr_Fetch && py.PyErr_Restore;
     bool frames = minor >= 9 ? py.PyFrame_GetCode && py.PyFrame_GetBack : py.none != NULL;
@@ -210,28 +261,99 @@ static void append_str(char *buf, size_t cap, size_t *used, py_object_t *s)
     *used += n;
 }
 
-/* The string id of a frame's "path/file.py:function"; 0 when it cannot be had. */
-static uint32_t frame_string(py_object_t *frame)
+/* True when the walk may use the frame-name cache: the main interpreter's thread holding its
+ * GIL (holds_gil said so), and the attribute names interned (made on first use). */
+static bool name_cache_ready(void)
+{
+    if (!py.cache_usable || py.interpreter_get() != py.PyInterpreterState_Main())
+        return false;
+    if (!attr_co_filename) {
+        py_object_t *file = py.PyUnicode_InternFromString("co_filename");
+        py_object_t *name = py.PyUnicode_InternFromString("co_name");
+        if (!file || !name) { /* out of memory: the walk drops the exception */
+            if (file)
+                py.Py_DecRef(file);
+            if (name)
+                py.Py_DecRef(name);
+            py.cache_usable = false;
+            return false;
+        }
+        attr_co_filename = file;
+        attr_co_name = name;
+    }
+    return true;
+}
+
+static bool is_exact_str(py_object_t *o)
+{
+    py_object_t *type = py.PyObject_Type(o);
+    if (type)
+        py.Py_DecRef(type);
+    return type == py.unicode_type;
+}
+
+static unsigned name_slot(const py_object_t *file, const py_object_t *name)
+{
+    uint64_t h = ((uint64_t)(uintptr_t)file ^ ((uint64_t)(uintptr_t)name * 0x9e3779b97f4a7c15ULL));
+    h ^= h >> 33;
+    h *= 0xff51afd7ed558ccdULL;
+    h ^= h >> 33;
+    return (unsigned)h & (NAME_CACHE_SLOTS - 1);
+}
+
+/* The string id of a frame's "path/file.py:function"; 0 when it cannot be had. cached: the
+ * frame-name cache may be used (name_cache_ready). */
+static uint32_t frame_string(py_object_t *frame, bool cached)
 {
     py_object_t *code =
         py.PyFrame_GetCode ? py.PyFrame_GetCode(frame) : py.PyObject_GetAttrString(frame, "f_code");
     if (!code)
         return 0;
-    py_object_t *file = py.PyObject_GetAttrString(code, "co_filename");
-    py_object_t *name = py.PyObject_GetAttrString(code, "co_name");
+    py_object_t *file, *name;
+    if (cached) {
+        file = py.PyObject_GetAttr(code, attr_co_filename);
+        name = py.PyObject_GetAttr(code, attr_co_name);
+        if (file && name) {
+            unsigned k = name_slot(file, name);
+            if (name_cache[k].file == file && name_cache[k].name == name &&
+                vt_string(name_cache[k].id) == name_cache[k].text) {
+                py.Py_DecRef(name);
+                py.Py_DecRef(file);
+                py.Py_DecRef(code);
+                return name_cache[k].id;
+            }
+        }
+    } else {
+        file = py.PyObject_GetAttrString(code, "co_filename");
+        name = py.PyObject_GetAttrString(code, "co_name");
+    }
     char text[VT_STRING_MAX];
     size_t used = 0;
     append_str(text, sizeof text - 1 - 64, &used, file); /* room for ':' and a name */
     text[used++] = ':';
     append_str(text, sizeof text, &used, name);
-    py.Py_DecRef(name);
-    py.Py_DecRef(file);
-    py.Py_DecRef(code);
     /* Python's UTF-8 may contain NUL bytes; the text ends at the first. */
     size_t len = strnlen(text, used);
     vt_track_lock();
     uint32_t id = vt_string_intern(text, len);
     vt_track_unlock();
+    if (cached && id && file && name && is_exact_str(file) && is_exact_str(name)) {
+        unsigned k = name_slot(file, name);
+        py_object_t *old_file = name_cache[k].file, *old_name = name_cache[k].name;
+        py.Py_IncRef(file);
+        py.Py_IncRef(name);
+        name_cache[k].file = file;
+        name_cache[k].name = name;
+        name_cache[k].id = id;
+        name_cache[k].text = vt_string(id);
+        if (old_file) { /* exact str objects: freeing them runs no Python code */
+            py.Py_DecRef(old_file);
+            py.Py_DecRef(old_name);
+        }
+    }
+    py.Py_DecRef(name);
+    py.Py_DecRef(file);
+    py.Py_DecRef(code);
     return id;
 }
 
@@ -250,10 +372,11 @@ int vt_python_frames(void **ips, int max_frames)
     int gc_was_enabled = py.PyGC_Disable ? py.PyGC_Disable() : 0;
 
     int n = 0;
+    bool cached = name_cache_ready();
     py_object_t *frame = py.PyEval_GetFrame(); /* borrowed */
     bool owned = false;
     while (frame && frame != py.none && n < max_frames) {
-        uint32_t id = frame_string(frame);
+        uint32_t id = frame_string(frame, cached);
         int line = py.PyFrame_GetLineNumber(frame);
         if (id)
             ips[n++] = (void *)(uintptr_t)VT_PY_IP(id, line > 0 ? (uint32_t)line : 0);

@@ -1,16 +1,19 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # run_python.sh LIB SIMDIR PYTHON HELPER EXPECTED [VAR=VALUE...]
-# Runs train.py (next to this script) with interpreter PYTHON, libvramtrace.so (LIB) preloaded
-# on the simulated device (SIMDIR on LD_LIBRARY_PATH), in a clean environment (PATH, the
-# simulator, VRAMTRACE_VERBOSE=1 and the given VAR=VALUE settings), and requires exit status 0,
-# train.py's own "ok", and the library's `vramtrace: category` lines to be exactly EXPECTED
-# (peak_t_ns is a clock reading: a non-zero one reads peak_t_ns=T). Exit 77 (skip) when PYTHON
-# is "-" (none found) or not CPython 3.8-3.13 with ctypes. A pyenv shim is resolved to the interpreter it
-# runs first, with the caller's environment, since the clean one would lose its settings.
+# Runs train.py (next to this script; VT_TEST_SCRIPT in the caller's environment names another
+# script here, such as reuse.py) with interpreter PYTHON, libvramtrace.so (LIB) preloaded on the
+# simulated device (SIMDIR on LD_LIBRARY_PATH), in a clean environment (PATH, the simulator,
+# VRAMTRACE_VERBOSE=1 and the given VAR=VALUE settings), and requires exit status 0, the
+# script's own "<script>: ok", and the library's `vramtrace: category` lines to be exactly
+# EXPECTED (peak_t_ns is a clock reading: a non-zero one reads peak_t_ns=T). Exit 77 (skip) when
+# PYTHON is "-" (none found) or not CPython 3.8-3.13 with ctypes. A pyenv shim is resolved to
+# the interpreter it runs first, with the caller's environment, since the clean one would lose
+# its settings.
 set -u
 lib=$1 simdir=$2 python=$3 helper=$4 expected=$5
 shift 5
+script=${VT_TEST_SCRIPT:-train.py} # another script of this directory (reuse.py)
 here=$(cd "$(dirname "$0")" && pwd)
 if [ "$python" = - ] || [ -z "$python" ]; then
     echo "SKIP: no Python 3 interpreter"
@@ -29,7 +32,7 @@ trap 'rm -rf "$tmp"' EXIT
 # shellcheck disable=SC2068 # VAR=VALUE words without spaces
 (cd "$tmp" && env -i PATH="$PATH" LD_LIBRARY_PATH="$simdir" LD_PRELOAD="$lib" \
     VRAMTRACE_VERBOSE=1 VRAMTRACE_OUTPUT="$tmp/trace" $@ \
-    "$real" "$here/train.py" "$helper" >"$tmp/out" 2>"$tmp/err")
+    "$real" "$here/$script" "$helper" >"$tmp/out" 2>"$tmp/err")
 status=$?
 
 grep -E '^vramtrace: category ' "$tmp/err" | sed -E 's/peak_t_ns=[1-9][0-9]*/peak_t_ns=T/' >"$tmp/got"
@@ -39,8 +42,8 @@ if [ "$status" -ne 0 ]; then
     echo "run_python.sh: $real exited with status $status, want 0" >&2
     fail=1
 fi
-if ! grep -qx 'train.py: ok' "$tmp/out"; then
-    echo "run_python.sh: train.py did not finish" >&2
+if ! grep -qx "$script: ok" "$tmp/out"; then
+    echo "run_python.sh: $script did not finish" >&2
     fail=1
 fi
 if ! diff -u "$expected" "$tmp/got" >"$tmp/diff"; then
