@@ -1,15 +1,16 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# security.sh CASE VRAMTRACE_BIN LIB SIMDIR T_SECURE T_SECURE_PLAIN: the security properties of
-# docs/reliability.md, each a case:
-#   setuid   AT_SECURE through a real setuid binary (root only; 77 otherwise or on nosuid): inert
+# security.sh CASE VRAMTRACE_BIN LIB SIMDIR T_SECURE T_SECURE_PLAIN [SANITIZE]: the security
+# properties of docs/reliability.md, each a case:
+#   setuid   AT_SECURE through a real setuid binary (root only; 77 otherwise, on nosuid, and in
+#            a sanitizer build, SANITIZE being its VRAMTRACE_SANITIZE list): inert
 #   mode     the trace file is 0600 whatever the umask
 #   cloexec  a traced program's exec'd child does not inherit the trace's descriptor
 #   output   VRAMTRACE_OUTPUT relative, empty, too long, a too-long name, a missing directory,
 #            a symbolic link (to a file, dangling), a directory: as documented
 #   rules    VRAMTRACE_RULES relative, empty, too long, missing, a directory, a symbolic link
 set -u
-case_=$1 vt=$2 lib=$3 sim=$4 prog=$5 plainprog=$6
+case_=$1 vt=$2 lib=$3 sim=$4 prog=$5 plainprog=$6 sanitize=${7:-}
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
 cd "$tmp" || exit 1
@@ -56,6 +57,14 @@ setuid)
         echo "security.sh: setuid needs root and a user nobody: skipped"
         exit 77
     fi
+    case $sanitize in
+    *address* | *leak* | *thread* | *memory*)
+        # LeakSanitizer stops the world with ptrace at exit, which a setuid process (other
+        # credentials, not dumpable) refuses: every instrumented program exits 1 there.
+        echo "security.sh: the $sanitize runtime cannot run a setuid program: skipped"
+        exit 77
+        ;;
+    esac
     chmod 755 "$tmp"
     if findmnt -no OPTIONS -T "$tmp" | tr , '\n' | grep -qx nosuid; then
         echo "security.sh: $tmp is on a nosuid file system: skipped"
