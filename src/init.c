@@ -14,10 +14,12 @@
 
 __thread int vt_in_hook __attribute__((tls_model("initial-exec")));
 
-static _Atomic int vt_state_ = VT_STATE_UNINIT;
-static atomic_bool vt_paused_;
+/* Read by the inline fast paths in vt_internal.h (__atomic builtins on plain objects, so the
+ * header needs no <stdatomic.h>); written only here. */
+int vt_state_word = VT_STATE_UNINIT;
+bool vt_paused_word;
+bool vt_cuda_used_word;
 static atomic_ulong vt_n_marks_;
-static atomic_bool vt_cuda_used_;
 static bool vt_atfork_registered; /* written only by the thread that holds INITING */
 
 /* vt_init_decide: the state init settles in. A secure-execution process (setuid, setgid, file
@@ -81,20 +83,21 @@ static vt_state_t init_once(void)
     return VT_STATE_ON;
 }
 
-/* vt_ensure_init: makes sure init has run; cheap (one acquire load) once it has. Callable from
- * any shim at any time, including before our constructor (another DSO's constructor may call
- * CUDA first) and re-entrantly from init itself. A thread that finds another thread INITING
- * does not wait: it sees "not on" and forwards unrecorded, because waiting could deadlock on
- * the loader lock that init's callees (dlsym) may take. AS-safe apart from the first call. */
-void vt_ensure_init(void)
+/* vt_ensure_init_slow: vt_ensure_init (vt_internal.h) when the state is neither ON nor OFF:
+ * makes sure init has run. Callable from any shim at any time, including before our
+ * constructor (another DSO's constructor may call CUDA first) and re-entrantly from init
+ * itself. A thread that finds another thread INITING does not wait: it sees "not on" and
+ * forwards unrecorded, because waiting could deadlock on the loader lock that init's callees
+ * (dlsym) may take. AS-safe apart from the first call. */
+void vt_ensure_init_slow(void)
 {
-    int s = atomic_load_explicit(&vt_state_, memory_order_acquire);
-    if (VT_LIKELY(s == VT_STATE_ON || s == VT_STATE_OFF))
+    int s = __atomic_load_n(&vt_state_word, __ATOMIC_ACQUIRE);
+    if (s == VT_STATE_ON || s == VT_STATE_OFF)
         return;
     int expected = VT_STATE_UNINIT;
     if (s != VT_STATE_UNINIT ||
-        !atomic_compare_exchange_strong_explicit(&vt_state_, &expected, VT_STATE_INITING,
-                                                 memory_order_acq_rel, memory_order_acquire))
+        !__atomic_compare_exchange_n(&vt_state_word, &expected, VT_STATE_INITING, false,
+                                     __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
         return;
     int saved_errno = errno;
     int saved_in_hook = vt_in_hook;
@@ -104,25 +107,20 @@ void vt_ensure_init(void)
     errno = saved_errno;
     /* A CAS, not a store: if vt_shutdown ran meanwhile, OFF wins. */
     expected = VT_STATE_INITING;
-    atomic_compare_exchange_strong_explicit(&vt_state_, &expected, next, memory_order_acq_rel,
-                                            memory_order_acquire);
-}
-
-bool vt_is_on(void)
-{
-    return atomic_load_explicit(&vt_state_, memory_order_acquire) == VT_STATE_ON;
+    __atomic_compare_exchange_n(&vt_state_word, &expected, (int)next, false, __ATOMIC_ACQ_REL,
+                                __ATOMIC_ACQUIRE);
 }
 
 vt_state_t vt_state(void)
 {
-    return (vt_state_t)atomic_load_explicit(&vt_state_, memory_order_acquire);
+    return (vt_state_t)__atomic_load_n(&vt_state_word, __ATOMIC_ACQUIRE);
 }
 
 /* vt_shutdown: final; shims forward without recording from now on, CUDA tears down after us
  * (STYLE §3.12). Later this flushes the trace first. AS-safe. */
 void vt_shutdown(void)
 {
-    atomic_store_explicit(&vt_state_, VT_STATE_OFF, memory_order_release);
+    __atomic_store_n(&vt_state_word, VT_STATE_OFF, __ATOMIC_RELEASE);
 }
 
 /* vt_reset_after_fork: the pthread_atfork child handler (single-threaded context). A traced
@@ -131,11 +129,11 @@ void vt_shutdown(void)
  * child forked while another thread was INITING also starts over: that thread is gone. */
 void vt_reset_after_fork(void)
 {
-    atomic_store_explicit(&vt_cuda_used_, false, memory_order_relaxed);
-    if (atomic_load_explicit(&vt_state_, memory_order_relaxed) == VT_STATE_OFF)
+    __atomic_store_n(&vt_cuda_used_word, false, __ATOMIC_RELAXED);
+    if (__atomic_load_n(&vt_state_word, __ATOMIC_RELAXED) == VT_STATE_OFF)
         return;
     vt_state_t next = vt_option_is_enabled(VT_OPTION_FOLLOW_FORK) ? VT_STATE_UNINIT : VT_STATE_OFF;
-    atomic_store_explicit(&vt_state_, next, memory_order_release);
+    __atomic_store_n(&vt_state_word, (int)next, __ATOMIC_RELEASE);
 }
 
 /* vt_set_paused: vramtrace_pause/resume. Not nested: one resume undoes any number of pauses,
@@ -143,13 +141,8 @@ void vt_reset_after_fork(void)
  * still seen, so memory allocated before the pause leaves the books). AS-safe. */
 void vt_set_paused(bool paused)
 {
-    atomic_store_explicit(&vt_paused_, paused, memory_order_relaxed);
+    __atomic_store_n(&vt_paused_word, paused, __ATOMIC_RELAXED);
     vt_log(2, "%s", paused ? "paused" : "resumed");
-}
-
-bool vt_is_paused(void)
-{
-    return atomic_load_explicit(&vt_paused_, memory_order_relaxed);
 }
 
 /* vt_mark: vramtrace_mark. For now it only counts and, at VRAMTRACE_VERBOSE >= 2, logs the
@@ -159,20 +152,6 @@ void vt_mark(const char *label)
     atomic_fetch_add_explicit(&vt_n_marks_, 1, memory_order_relaxed);
     vt_track_label(VT_REC_MARK, label);
     vt_log(2, "mark '%.128s'", label);
-}
-
-/* vt_note_cuda_used: a CUDA door was passed while ON. Until then the library stays silent:
- * LD_PRELOAD reaches every child of a traced program (compilers, shells, nvidia-smi), and
- * those get no summary line and no file. AS-safe. */
-void vt_note_cuda_used(void)
-{
-    if (!atomic_load_explicit(&vt_cuda_used_, memory_order_relaxed))
-        atomic_store_explicit(&vt_cuda_used_, true, memory_order_relaxed);
-}
-
-bool vt_cuda_used(void)
-{
-    return atomic_load_explicit(&vt_cuda_used_, memory_order_relaxed);
 }
 
 unsigned long vt_n_marks(void)

@@ -44,15 +44,24 @@ enum device_from { DEVICE_CURRENT, DEVICE_OF_POINTER, DEVICE_HOST };
  * during a global-mode capture (of this or another thread) can neither fail nor invalidate
  * the capture (aws-ofi-nccl PR #1342 does the same). Returns false when no sample was taken. */
 #define MEMINFO_INTERVAL_NS 100000000u
-static bool sample_meminfo(int device, bool force, uint64_t now_ns, uint64_t *free_bytes,
-                           uint64_t *total_bytes)
+static uint64_t meminfo_last_ns[VT_MAX_DEVICES];
+
+/* The pacing test alone, inline in record_alloc: a sample is due on device at now_ns. */
+static inline bool meminfo_due(int device, uint64_t now_ns)
 {
-    static uint64_t last_ns[VT_MAX_DEVICES];
+    return device >= 0 && device < VT_MAX_DEVICES &&
+           now_ns - __atomic_load_n(&meminfo_last_ns[device], __ATOMIC_RELAXED) >=
+               MEMINFO_INTERVAL_NS;
+}
+
+__attribute__((noinline)) static bool sample_meminfo(int device, bool force, uint64_t now_ns,
+                                                     uint64_t *free_bytes, uint64_t *total_bytes)
+{
     if (device < 0 || device >= VT_MAX_DEVICES)
         return false;
-    uint64_t last = __atomic_load_n(&last_ns[device], __ATOMIC_RELAXED);
+    uint64_t last = __atomic_load_n(&meminfo_last_ns[device], __ATOMIC_RELAXED);
     if (!force && (now_ns - last < MEMINFO_INTERVAL_NS ||
-                   !__atomic_compare_exchange_n(&last_ns[device], &last, now_ns, false,
+                   !__atomic_compare_exchange_n(&meminfo_last_ns[device], &last, now_ns, false,
                                                 __ATOMIC_RELAXED, __ATOMIC_RELAXED)))
         return false;
     __typeof__(&cuMemGetInfo_v2) get_info = VT_REAL(cuMemGetInfo_v2);
@@ -110,7 +119,7 @@ static void record_alloc(int rc, vt_series_t series, enum device_from from, uint
     /* The allocation's own timestamp paces the samples: one clock read per event. */
     uint64_t t_ns = vt_track_alloc_at(series, device, key, size_bytes, api, &cs);
     uint64_t free_bytes, total_bytes;
-    if (series == VT_SERIES_DEVICE && from == DEVICE_CURRENT &&
+    if (series == VT_SERIES_DEVICE && from == DEVICE_CURRENT && meminfo_due(device, t_ns) &&
         sample_meminfo(device, false, t_ns, &free_bytes, &total_bytes))
         vt_track_meminfo(device, free_bytes, total_bytes);
 }
@@ -276,7 +285,7 @@ VT_EXPORT CUresult cuMemAllocManaged(CUdeviceptr *dptr, size_t bytesize, unsigne
 static CUresult free_device(__typeof__(&cuMemFree_v2) real, CUdeviceptr dptr, vt_api_t api)
 {
     vt_free_t f;
-    vt_track_free_begin(DEVICE_SERIES, dptr, &f);
+    vt_track_free_begin_at(DEVICE_SERIES, dptr, api, &f);
     CUresult rc = real(dptr);
     int saved_errno = errno;
     vt_track_free_end(&f, rc == CUDA_SUCCESS, api);
@@ -329,7 +338,7 @@ VT_EXPORT CUresult cuMemHostRegister_v2(void *p, size_t bytesize, unsigned int F
 static CUresult free_pinned(CUresult (*real)(void *), void *p, vt_api_t api)
 {
     vt_free_t f;
-    vt_track_free_begin(PINNED_SERIES, (uint64_t)p, &f);
+    vt_track_free_begin_at(PINNED_SERIES, (uint64_t)p, api, &f);
     CUresult rc = real(p);
     int saved_errno = errno;
     vt_track_free_end(&f, rc == CUDA_SUCCESS, api);
@@ -404,7 +413,7 @@ static CUresult free_async(__typeof__(&cuMemFreeAsync) real, CUdeviceptr dptr, C
                            vt_api_t api)
 {
     vt_free_t f;
-    vt_track_free_begin(DEVICE_SERIES, dptr, &f);
+    vt_track_free_begin_at(DEVICE_SERIES, dptr, api, &f);
     CUresult rc = real(dptr, hStream);
     int saved_errno = errno;
     vt_track_free_end(&f, rc == CUDA_SUCCESS, api);
@@ -567,9 +576,9 @@ VT_EXPORT CUresult cuMipmappedArrayCreate(CUmipmappedArray *pHandle,
 }
 
 /* Arrays are keyed by their handle. */
-static void free_array_begin(const void *handle, vt_free_t *f)
+static void free_array_begin(const void *handle, vt_api_t api, vt_free_t *f)
 {
-    vt_track_free_begin(VT_MASK(VT_SERIES_DEVICE), (uint64_t)handle, f);
+    vt_track_free_begin_at(VT_MASK(VT_SERIES_DEVICE), (uint64_t)handle, api, f);
 }
 
 static void free_array_end(vt_free_t *f, CUresult rc, vt_api_t api)
@@ -583,7 +592,7 @@ VT_EXPORT CUresult cuArrayDestroy(CUarray hArray)
 {
     VT_ENTER(cuArrayDestroy, CU_NOT_FOUND, (hArray));
     vt_free_t f;
-    free_array_begin(hArray, &f);
+    free_array_begin(hArray, VT_API_cuArrayDestroy, &f);
     CUresult rc = real(hArray);
     free_array_end(&f, rc, VT_API_cuArrayDestroy);
     return rc;
@@ -593,7 +602,7 @@ VT_EXPORT CUresult cuMipmappedArrayDestroy(CUmipmappedArray hMipmappedArray)
 {
     VT_ENTER(cuMipmappedArrayDestroy, CU_NOT_FOUND, (hMipmappedArray));
     vt_free_t f;
-    free_array_begin(hMipmappedArray, &f);
+    free_array_begin(hMipmappedArray, VT_API_cuMipmappedArrayDestroy, &f);
     CUresult rc = real(hMipmappedArray);
     free_array_end(&f, rc, VT_API_cuMipmappedArrayDestroy);
     return rc;
@@ -635,7 +644,7 @@ VT_EXPORT CUresult cuIpcCloseMemHandle(CUdeviceptr dptr)
 {
     VT_ENTER(cuIpcCloseMemHandle, CU_NOT_FOUND, (dptr));
     vt_free_t f;
-    vt_track_free_begin(VT_MASK(VT_SERIES_IMPORTED), dptr, &f);
+    vt_track_free_begin_at(VT_MASK(VT_SERIES_IMPORTED), dptr, VT_API_cuIpcCloseMemHandle, &f);
     CUresult rc = real(dptr);
     int saved_errno = errno;
     vt_track_free_end(&f, rc == CUDA_SUCCESS, VT_API_cuIpcCloseMemHandle);
@@ -872,11 +881,12 @@ VT_EXPORT cudaError_t cudaMallocFromPoolAsync_ptsz(void **ptr, size_t size, cuda
 
 /* A runtime free of p in the given series. A NULL pointer is the documented no-op of
  * cudaFree, cudaFreeHost and cudaFreeArray: nothing is recorded for it but an error. */
-static void rt_free_begin(unsigned series_mask, const void *p, vt_free_t *f)
+static void rt_free_begin(unsigned series_mask, const void *p, vt_api_t api, vt_free_t *f)
 {
     f->found = false;
+    f->recorded = false;
     if (p)
-        vt_track_free_begin(series_mask, (uint64_t)p, f);
+        vt_track_free_begin_at(series_mask, (uint64_t)p, api, f);
 }
 
 static void rt_free_end(vt_free_t *f, const void *p, cudaError_t rc, vt_api_t api)
@@ -891,7 +901,7 @@ VT_EXPORT cudaError_t cudaFree(void *devPtr)
 {
     VT_ENTER(cudaFree, RT_NOT_FOUND, (devPtr));
     vt_free_t f;
-    rt_free_begin(DEVICE_SERIES, devPtr, &f);
+    rt_free_begin(DEVICE_SERIES, devPtr, VT_API_cudaFree, &f);
     cudaError_t rc = real(devPtr);
     int saved_errno = errno;
     rt_free_end(&f, devPtr, rc, VT_API_cudaFree);
@@ -903,7 +913,7 @@ VT_EXPORT cudaError_t cudaFreeArray(cudaArray_t array)
 {
     VT_ENTER(cudaFreeArray, RT_NOT_FOUND, (array));
     vt_free_t f;
-    rt_free_begin(VT_MASK(VT_SERIES_DEVICE), array, &f);
+    rt_free_begin(VT_MASK(VT_SERIES_DEVICE), array, VT_API_cudaFreeArray, &f);
     cudaError_t rc = real(array);
     int saved_errno = errno;
     rt_free_end(&f, array, rc, VT_API_cudaFreeArray);
@@ -915,7 +925,7 @@ VT_EXPORT cudaError_t cudaFreeHost(void *ptr)
 {
     VT_ENTER(cudaFreeHost, RT_NOT_FOUND, (ptr));
     vt_free_t f;
-    rt_free_begin(PINNED_SERIES, ptr, &f);
+    rt_free_begin(PINNED_SERIES, ptr, VT_API_cudaFreeHost, &f);
     cudaError_t rc = real(ptr);
     int saved_errno = errno;
     rt_free_end(&f, ptr, rc, VT_API_cudaFreeHost);
@@ -927,7 +937,7 @@ VT_EXPORT cudaError_t cudaHostUnregister(void *ptr)
 {
     VT_ENTER(cudaHostUnregister, RT_NOT_FOUND, (ptr));
     vt_free_t f;
-    rt_free_begin(PINNED_SERIES, ptr, &f);
+    rt_free_begin(PINNED_SERIES, ptr, VT_API_cudaHostUnregister, &f);
     cudaError_t rc = real(ptr);
     int saved_errno = errno;
     rt_free_end(&f, ptr, rc, VT_API_cudaHostUnregister);
@@ -939,7 +949,7 @@ VT_EXPORT cudaError_t cudaFreeAsync(void *devPtr, cudaStream_t hStream)
 {
     VT_ENTER(cudaFreeAsync, RT_NOT_FOUND, (devPtr, hStream));
     vt_free_t f;
-    rt_free_begin(DEVICE_SERIES, devPtr, &f);
+    rt_free_begin(DEVICE_SERIES, devPtr, VT_API_cudaFreeAsync, &f);
     cudaError_t rc = real(devPtr, hStream);
     int saved_errno = errno;
     rt_free_end(&f, devPtr, rc, VT_API_cudaFreeAsync);
@@ -951,7 +961,7 @@ VT_EXPORT cudaError_t cudaFreeAsync_ptsz(void *devPtr, cudaStream_t hStream)
 {
     VT_ENTER(cudaFreeAsync_ptsz, RT_NOT_FOUND, (devPtr, hStream));
     vt_free_t f;
-    rt_free_begin(DEVICE_SERIES, devPtr, &f);
+    rt_free_begin(DEVICE_SERIES, devPtr, VT_API_cudaFreeAsync_ptsz, &f);
     cudaError_t rc = real(devPtr, hStream);
     int saved_errno = errno;
     rt_free_end(&f, devPtr, rc, VT_API_cudaFreeAsync_ptsz);

@@ -76,7 +76,7 @@ vt_alloc_t *vt_table_insert(const vt_alloc_t *proto)
     vt_alloc_t *a = entry_alloc();
     if (!a)
         return NULL;
-    memcpy(a, proto, offsetof(vt_alloc_t, hh));
+    memcpy(a, proto, VT_ALLOC_FIELD_BYTES);
     a->key_pad_ = 0;
     vt_table_oom = false;
     if (!table_head) {

@@ -1,16 +1,63 @@
 /* SPDX-License-Identifier: MIT */
 /* The core the shims call and the tests link directly (heaptrack libheaptrack.cpp): it keeps
  * the live table, the live bytes and peaks per series and device, and the call totals. One
- * mutex, vt_lock, guards all of it and is never held across a CUDA call (STYLE §3.8). No
- * malloc, no stdio: everything is AS-safe except pthread_mutex_lock. */
+ * lock, vt_lock, guards all of it and is never held across a CUDA call (STYLE §3.8). No
+ * malloc, no stdio: everything is AS-safe (vt_lock is an atomic word and the futex system
+ * call). */
 #include "vt_internal.h"
 
-#include <pthread.h>
+#include <linux/futex.h>
+#include <stdatomic.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
-static pthread_mutex_t vt_lock = PTHREAD_MUTEX_INITIALIZER;
+/* vt_lock: a futex lock (Drepper, "Futexes Are Tricky", mutex 3): 0 free, 1 held, 2 held with
+ * waiters maybe asleep. Uncontended, a round trip is one compare-exchange and one exchange,
+ * against ~45 instructions of glibc's pthread_mutex_lock + unlock, and a pair of allocation and
+ * free takes it twice (issue 9: three glibc round trips were ~190 of the ~1 470 instructions a
+ * pair added at depth 0). Like a default pthread mutex it is not recursive and not fair. Unlike
+ * one, it may be reset in the fork child (vt_track_after_fork_child) without undefined
+ * behaviour, and it is AS-safe. ThreadSanitizer sees the acquire and release of the atomics. */
+static atomic_int vt_lock_word;
+
+static void lock_slow(int c)
+{
+    /* A short spin first: the critical sections are a few hundred instructions. */
+    for (int spin = 0; spin < 64 && c != 0; spin++) {
+#if defined(__x86_64__) || defined(__i386__)
+        __builtin_ia32_pause();
+#endif
+        c = atomic_load_explicit(&vt_lock_word, memory_order_relaxed);
+        if (c == 0) {
+            if (atomic_compare_exchange_strong_explicit(&vt_lock_word, &c, 1, memory_order_acquire,
+                                                        memory_order_relaxed))
+                return;
+        }
+    }
+    if (c != 2)
+        c = atomic_exchange_explicit(&vt_lock_word, 2, memory_order_acquire);
+    while (c != 0) {
+        syscall(SYS_futex, &vt_lock_word, FUTEX_WAIT_PRIVATE, 2, NULL, NULL, 0);
+        c = atomic_exchange_explicit(&vt_lock_word, 2, memory_order_acquire);
+    }
+}
+
+static inline void vt_lock_take(void)
+{
+    int c = 0;
+    if (VT_LIKELY(atomic_compare_exchange_strong_explicit(
+            &vt_lock_word, &c, 1, memory_order_acquire, memory_order_relaxed)))
+        return;
+    lock_slow(c);
+}
+
+static inline void vt_lock_give(void)
+{
+    if (VT_UNLIKELY(atomic_exchange_explicit(&vt_lock_word, 0, memory_order_release) == 2))
+        syscall(SYS_futex, &vt_lock_word, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+}
+
 static vt_series_stats_t stats[VT_SERIES_COUNT][VT_MAX_DEVICES];
 static vt_totals_t totals;
 static vt_series_stats_t cat_stats[VT_MAX_DEVICES][VT_CAT_COUNT]; /* device series only */
@@ -130,7 +177,7 @@ static void fill_proto(vt_alloc_t *a, uint32_t space, int series, int device, ui
 {
     /* The fields only: the hash handle of a prototype is never read (vt_table_insert copies
      * the entry up to it). */
-    __builtin_memset(a, 0, offsetof(vt_alloc_t, hh));
+    __builtin_memset(a, 0, VT_ALLOC_FIELD_BYTES);
     a->stack_id = cs ? cs->stack_id : 0;
     a->category = cs ? cs->category : VT_CAT_UNKNOWN;
     a->key = key;
@@ -150,19 +197,25 @@ uint64_t vt_track_alloc_at(vt_series_t series, int device, uint64_t key, uint64_
 {
     vt_alloc_t proto;
     fill_proto(&proto, series, series, device, key, size_bytes, api, cs);
-    pthread_mutex_lock(&vt_lock);
+    vt_lock_take();
     insert_counted(&proto, false);
     totals.n_allocs++;
-    pthread_mutex_unlock(&vt_lock);
+    vt_lock_give();
     return proto.t_ns;
 }
 
-/* vt_track_free_begin: takes key out of the first series of series_mask (VT_MASK bits) that
- * holds it, before the real free runs, keeping a copy in *f so vt_track_free_end can put it
- * back if the free fails. */
-void vt_track_free_begin(unsigned series_mask, uint64_t key, vt_free_t *f)
+/* vt_track_free_begin_at: takes key out of the first series of series_mask (VT_MASK bits)
+ * that holds it, before the real free runs, keeping a copy in *f so vt_track_free_end can put
+ * it back if the free fails. With an API (not VT_API_NONE) the free is also counted and its
+ * FREE written now, before the real free (STYLE §3.9, heaptrack): the driver cannot have handed
+ * the address to another thread yet, so that thread's ALLOC of it always follows this FREE in
+ * the trace (written after the real free, it could precede it, and a reader would then drop
+ * the new allocation), and a successful free, the usual case, takes vt_lock once instead of
+ * twice. A free that then fails writes the entry back as an implicit ALLOC (vt_track_free_end).
+ * An address not found is recorded by vt_track_free_end, once the outcome is known. */
+void vt_track_free_begin_at(unsigned series_mask, uint64_t key, vt_api_t api, vt_free_t *f)
 {
-    pthread_mutex_lock(&vt_lock);
+    vt_lock_take();
     vt_alloc_t *a = NULL;
     f->key = key;
     f->series = -1;
@@ -174,26 +227,43 @@ void vt_track_free_begin(unsigned series_mask, uint64_t key, vt_free_t *f)
         a = vt_table_find(series, key);
     }
     f->found = a != NULL;
+    f->recorded = a != NULL && api != VT_API_NONE;
     if (a) {
-        /* The fields only: the copy is put back with vt_table_insert, which copies up to hh. */
-        __builtin_memcpy(&f->saved, a, offsetof(vt_alloc_t, hh));
+        /* The fields only: the copy is put back with vt_table_insert, which copies them. */
+        __builtin_memcpy(&f->saved, a, VT_ALLOC_FIELD_BYTES);
         count_out(a);
         vt_table_remove(a);
+        if (f->recorded) {
+            totals.n_frees++;
+            vt_writer_free(f->saved.series, key, false, false, false, api);
+        }
     }
-    pthread_mutex_unlock(&vt_lock);
+    vt_lock_give();
 }
 
 /* vt_track_free_end: ok is the real free's success. A failed free restores the entry and
  * counts a failure; a successful free of an address never seen counts as unmatched, never as
- * negative memory. */
+ * negative memory. A successful free whose FREE begin wrote takes no lock. */
 void vt_track_free_end(vt_free_t *f, bool ok, vt_api_t api)
 {
-    pthread_mutex_lock(&vt_lock);
+    if (VT_LIKELY(ok && f->recorded))
+        return;
+    vt_lock_take();
     if (!ok) {
         totals.n_failed++;
+        if (f->recorded)
+            totals.n_frees--;
         if (f->found && !vt_table_find(f->saved.space, f->saved.key) &&
             vt_table_insert(&f->saved)) {
             uncount_out(&f->saved); /* back as it was: not a new allocation */
+            if (f->recorded) {
+                /* The trace already has its FREE: the memory is live again there too, as an
+                 * implicit ALLOC (no allocation call made it) of the same entry, now. */
+                vt_alloc_t again;
+                __builtin_memcpy(&again, &f->saved, VT_ALLOC_FIELD_BYTES);
+                again.t_ns = vt_now_ns();
+                vt_writer_alloc(&again, true);
+            }
         }
     } else if (f->found) {
         totals.n_frees++;
@@ -202,7 +272,7 @@ void vt_track_free_end(vt_free_t *f, bool ok, vt_api_t api)
         totals.n_unmatched_frees++;
         vt_writer_free(f->series < 0 ? 0 : f->series, f->key, false, true, false, api);
     }
-    pthread_mutex_unlock(&vt_lock);
+    vt_lock_give();
 }
 
 /* vt_track_failed_at: an allocation call that allocated nothing. error is the CUDA result (0
@@ -211,7 +281,7 @@ void vt_track_free_end(vt_free_t *f, bool ok, vt_api_t api)
 void vt_track_failed_at(vt_api_t api, uint64_t requested_bytes, int error, int device,
                         const vt_callsite_t *cs, uint64_t free_bytes, uint64_t total_bytes)
 {
-    pthread_mutex_lock(&vt_lock);
+    vt_lock_take();
     totals.n_failed++;
     uint32_t stack_id = cs ? cs->stack_id : 0;
     if (error == CUDA_ERROR_OUT_OF_MEMORY) {
@@ -223,30 +293,30 @@ void vt_track_failed_at(vt_api_t api, uint64_t requested_bytes, int error, int d
     } else {
         vt_writer_failed(api, requested_bytes, error, stack_id);
     }
-    pthread_mutex_unlock(&vt_lock);
+    vt_lock_give();
 }
 
 /* A sample of the driver's free and total memory of a device (vt_sample_meminfo). */
 void vt_track_meminfo(int device, uint64_t free_bytes, uint64_t total_bytes)
 {
-    pthread_mutex_lock(&vt_lock);
+    vt_lock_take();
     vt_writer_meminfo(clamp_device(device), free_bytes, total_bytes);
-    pthread_mutex_unlock(&vt_lock);
+    vt_lock_give();
 }
 
 /* Marks and NVTX phases go on the timeline. */
 void vt_track_label(int record_type, const char *label)
 {
-    pthread_mutex_lock(&vt_lock);
+    vt_lock_take();
     vt_writer_labelled((vt_record_type_t)record_type, label);
-    pthread_mutex_unlock(&vt_lock);
+    vt_lock_give();
 }
 
 void vt_track_phase_pop(void)
 {
-    pthread_mutex_lock(&vt_lock);
+    vt_lock_take();
     vt_writer_phase_pop();
-    pthread_mutex_unlock(&vt_lock);
+    vt_lock_give();
 }
 
 /* ---- VMM: physical handles count from cuMemCreate until the last release and unmap ------ */
@@ -257,20 +327,20 @@ void vt_track_vmm_create_at(uint64_t handle, uint64_t size_bytes, vt_series_t se
     vt_alloc_t proto;
     fill_proto(&proto, VT_SPACE_VMM_HANDLE, series, device, handle, size_bytes, api, cs);
     proto.refcount = 1;
-    pthread_mutex_lock(&vt_lock);
+    vt_lock_take();
     insert_counted(&proto, false);
     totals.n_allocs++;
-    pthread_mutex_unlock(&vt_lock);
+    vt_lock_give();
 }
 
 /* cuMemRetainAllocationHandle: one more reference to be released (cuda.h). */
 void vt_track_vmm_retain(uint64_t handle)
 {
-    pthread_mutex_lock(&vt_lock);
+    vt_lock_take();
     vt_alloc_t *a = vt_table_find(VT_SPACE_VMM_HANDLE, handle);
     if (a)
         a->refcount++;
-    pthread_mutex_unlock(&vt_lock);
+    vt_lock_give();
 }
 
 /* A handle whose last reference and last mapping are gone leaves its series. vt_lock held. */
@@ -286,9 +356,10 @@ static void vmm_maybe_release(vt_alloc_t *a, vt_api_t api)
 
 void vt_track_vmm_release_begin(uint64_t handle, vt_free_t *f)
 {
-    pthread_mutex_lock(&vt_lock);
+    vt_lock_take();
     f->key = handle;
     f->series = VT_SERIES_DEVICE;
+    f->recorded = false;
     vt_alloc_t *a = vt_table_find(VT_SPACE_VMM_HANDLE, handle);
     f->found = a != NULL && a->refcount > 0;
     if (f->found) {
@@ -296,12 +367,12 @@ void vt_track_vmm_release_begin(uint64_t handle, vt_free_t *f)
         a->refcount--;
         vmm_maybe_release(a, VT_API_cuMemRelease);
     }
-    pthread_mutex_unlock(&vt_lock);
+    vt_lock_give();
 }
 
 void vt_track_vmm_release_end(vt_free_t *f, bool ok, vt_api_t api)
 {
-    pthread_mutex_lock(&vt_lock);
+    vt_lock_take();
     if (!ok) {
         totals.n_failed++;
         if (f->found) {
@@ -317,7 +388,7 @@ void vt_track_vmm_release_end(vt_free_t *f, bool ok, vt_api_t api)
         totals.n_unmatched_frees++;
         vt_writer_free(VT_SERIES_DEVICE, f->key, true, true, false, api);
     }
-    pthread_mutex_unlock(&vt_lock);
+    vt_lock_give();
 }
 
 void vt_track_vmm_map(uint64_t va, uint64_t size_bytes, uint64_t handle)
@@ -325,7 +396,7 @@ void vt_track_vmm_map(uint64_t va, uint64_t size_bytes, uint64_t handle)
     vt_alloc_t proto;
     fill_proto(&proto, VT_SPACE_VMM_MAP, -1, 0, va, size_bytes, VT_API_cuMemMap, NULL);
     proto.vmm_handle = handle;
-    pthread_mutex_lock(&vt_lock);
+    vt_lock_take();
     vt_alloc_t *h = vt_table_find(VT_SPACE_VMM_HANDLE, handle);
     if (h && !vt_table_find(VT_SPACE_VMM_MAP, va)) {
         if (vt_table_insert(&proto))
@@ -333,13 +404,13 @@ void vt_track_vmm_map(uint64_t va, uint64_t size_bytes, uint64_t handle)
         else
             totals.n_dropped++; /* a lost mapping, like a lost allocation, is counted */
     }
-    pthread_mutex_unlock(&vt_lock);
+    vt_lock_give();
 }
 
 /* After a successful cuMemUnmap: every mapping inside [va, va+size) is gone. */
 void vt_track_vmm_unmap(uint64_t va, uint64_t size_bytes, vt_api_t api)
 {
-    pthread_mutex_lock(&vt_lock);
+    vt_lock_take();
     /* The usual unmap is of exactly one mapping (PyTorch's expandable segments unmap chunk by
      * chunk): found by its address, without walking the table. Mappings never overlap, so it
      * is all that [va, va + size) held. */
@@ -351,7 +422,7 @@ void vt_track_vmm_unmap(uint64_t va, uint64_t size_bytes, vt_api_t api)
             vmm_maybe_release(h, api);
         }
         vt_table_remove(m);
-        pthread_mutex_unlock(&vt_lock);
+        vt_lock_give();
         return;
     }
     vt_alloc_t *a = vt_table_first();
@@ -369,7 +440,7 @@ void vt_track_vmm_unmap(uint64_t va, uint64_t size_bytes, vt_api_t api)
         }
         a = next;
     }
-    pthread_mutex_unlock(&vt_lock);
+    vt_lock_give();
 }
 
 /* ---- graph memory and context teardown -------------------------------------------------- */
@@ -380,7 +451,7 @@ void vt_track_graph_reserved_at(int device, uint64_t reserved_bytes, vt_api_t ap
                                 const vt_callsite_t *cs)
 {
     uint64_t key = GRAPH_KEY(clamp_device(device));
-    pthread_mutex_lock(&vt_lock);
+    vt_lock_take();
     vt_alloc_t *a = vt_table_find(VT_SERIES_DEVICE, key);
     if (!a || a->size_bytes != reserved_bytes) {
         if (a) {
@@ -395,7 +466,7 @@ void vt_track_graph_reserved_at(int device, uint64_t reserved_bytes, vt_api_t ap
             insert_counted(&proto, true);
         }
     }
-    pthread_mutex_unlock(&vt_lock);
+    vt_lock_give();
 }
 
 /* vt_track_drop_device: the device's context was destroyed, and with it every allocation made
@@ -404,7 +475,7 @@ void vt_track_graph_reserved_at(int device, uint64_t reserved_bytes, vt_api_t ap
 void vt_track_drop_device(int device, vt_api_t api)
 {
     device = clamp_device(device);
-    pthread_mutex_lock(&vt_lock);
+    vt_lock_take();
     vt_alloc_t *a = vt_table_first();
     while (a) {
         vt_alloc_t *next = vt_table_next(a);
@@ -416,7 +487,7 @@ void vt_track_drop_device(int device, vt_api_t api)
         }
         a = next;
     }
-    pthread_mutex_unlock(&vt_lock);
+    vt_lock_give();
 }
 
 /* The name of an API id: the hooked entry point's export name. */
@@ -441,9 +512,9 @@ bool vt_track_stats(vt_series_t series, int device, vt_series_stats_t *out)
 {
     if (series >= VT_SERIES_COUNT || device < 0 || device >= VT_MAX_DEVICES)
         return false;
-    pthread_mutex_lock(&vt_lock);
+    vt_lock_take();
     *out = stats[series][device];
-    pthread_mutex_unlock(&vt_lock);
+    vt_lock_give();
     return true;
 }
 
@@ -451,9 +522,9 @@ bool vt_track_category_stats(int device, int category, vt_series_stats_t *out)
 {
     if (device < 0 || device >= VT_MAX_DEVICES || category < 0 || category >= VT_CAT_COUNT)
         return false;
-    pthread_mutex_lock(&vt_lock);
+    vt_lock_take();
     *out = cat_stats[device][category];
-    pthread_mutex_unlock(&vt_lock);
+    vt_lock_give();
     return true;
 }
 
@@ -462,17 +533,17 @@ bool vt_track_peak_by_category(int device, uint64_t out[VT_CAT_COUNT])
 {
     if (device < 0 || device >= VT_MAX_DEVICES)
         return false;
-    pthread_mutex_lock(&vt_lock);
+    vt_lock_take();
     __builtin_memcpy(out, peak_by_category[device], sizeof peak_by_category[device]);
-    pthread_mutex_unlock(&vt_lock);
+    vt_lock_give();
     return true;
 }
 
 void vt_track_totals(vt_totals_t *out)
 {
-    pthread_mutex_lock(&vt_lock);
+    vt_lock_take();
     *out = totals;
-    pthread_mutex_unlock(&vt_lock);
+    vt_lock_give();
 }
 
 static void forget_all(void)
@@ -489,7 +560,7 @@ static void forget_all(void)
 /* vt_track_reset: back to an empty table and zero counts (tests). */
 void vt_track_reset(void)
 {
-    pthread_mutex_lock(&vt_lock);
+    vt_lock_take();
     vt_alloc_t *a = vt_table_first();
     while (a) {
         vt_alloc_t *next = vt_table_next(a);
@@ -498,27 +569,26 @@ void vt_track_reset(void)
     }
     vt_table_release();
     forget_all();
-    pthread_mutex_unlock(&vt_lock);
+    vt_lock_give();
 }
 
 void vt_track_lock(void)
 {
-    pthread_mutex_lock(&vt_lock);
+    vt_lock_take();
 }
 
 void vt_track_unlock(void)
 {
-    pthread_mutex_unlock(&vt_lock);
+    vt_lock_give();
 }
 
 /* The fork child (single-threaded): the lock is held by our prepare handler, in this very
  * thread, and the inherited live set is the parent's memory, not the child's (STYLE §3.11).
- * Unlocked, not re-initialised: pthread_mutex_init of a locked mutex is undefined (POSIX), and
- * ThreadSanitizer then reports the child's next lock from another thread as a double lock.
- * vt_lock is a default-type mutex, which glibc unlocks whatever the thread id. */
+ * The lock word is simply set free (with a release store, so ThreadSanitizer sees an unlock):
+ * the parent's threads that waited on it do not exist here. */
 void vt_track_after_fork_child(void)
 {
-    pthread_mutex_unlock(&vt_lock);
+    atomic_store_explicit(&vt_lock_word, 0, memory_order_release);
     forget_all();
     vt_writer_after_fork_child();
 }
@@ -533,9 +603,9 @@ static const char *const series_names[VT_SERIES_COUNT] = {"device", "pinned", "m
 static void summary_top_categories(char *buf, size_t cap, int device)
 {
     uint64_t at_peak[VT_CAT_COUNT];
-    pthread_mutex_lock(&vt_lock);
+    vt_lock_take();
     __builtin_memcpy(at_peak, peak_by_category[device], sizeof at_peak);
-    pthread_mutex_unlock(&vt_lock);
+    vt_lock_give();
     size_t used = 0;
     for (int shown = 0; shown < 3; shown++) {
         int best = -1;
@@ -560,7 +630,7 @@ void vt_track_summary(void)
 {
     vt_series_stats_t snap[VT_SERIES_COUNT][VT_MAX_DEVICES];
     vt_totals_t t;
-    pthread_mutex_lock(&vt_lock);
+    vt_lock_take();
     __builtin_memcpy(snap, stats, sizeof snap);
     t = totals;
     if (vt_writer_capped()) {
@@ -573,7 +643,7 @@ void vt_track_summary(void)
     }
     vt_writer_close(&t);
     const char *trace_path = vt_writer_path();
-    pthread_mutex_unlock(&vt_lock);
+    vt_lock_give();
 
     int peak_device = 0;
     uint64_t live_device_bytes = 0;
@@ -599,10 +669,10 @@ void vt_track_summary(void)
             continue;
         vt_series_stats_t cats[VT_CAT_COUNT];
         uint64_t at_peak[VT_CAT_COUNT];
-        pthread_mutex_lock(&vt_lock);
+        vt_lock_take();
         __builtin_memcpy(cats, cat_stats[d], sizeof cats);
         __builtin_memcpy(at_peak, peak_by_category[d], sizeof at_peak);
-        pthread_mutex_unlock(&vt_lock);
+        vt_lock_give();
         for (int c = 0; c < VT_CAT_COUNT; c++) {
             if (!cats[c].n_allocs)
                 continue;

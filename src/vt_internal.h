@@ -83,17 +83,45 @@ typedef enum vt_state_e { VT_STATE_UNINIT, VT_STATE_INITING, VT_STATE_ON, VT_STA
 /* Reentrancy guard for hooks (STYLE §3.3); initial-exec so reading it never allocates. */
 extern __thread int vt_in_hook __attribute__((tls_model("initial-exec")));
 
-void vt_ensure_init(void);
-bool vt_is_on(void);
+/* The state, pause and CUDA-used flags, read inline by every shim (__atomic builtins). */
+extern int vt_state_word;
+extern bool vt_paused_word;
+extern bool vt_cuda_used_word;
+void vt_ensure_init_slow(void);
+/* vt_ensure_init: makes sure init has run; one acquire load once it has (STYLE §3.4). */
+static inline void vt_ensure_init(void)
+{
+    int s = __atomic_load_n(&vt_state_word, __ATOMIC_ACQUIRE);
+    if (__builtin_expect(s != VT_STATE_ON && s != VT_STATE_OFF, 0))
+        vt_ensure_init_slow();
+}
+static inline bool vt_is_on(void)
+{
+    return __atomic_load_n(&vt_state_word, __ATOMIC_ACQUIRE) == VT_STATE_ON;
+}
 vt_state_t vt_state(void);
 vt_state_t vt_init_decide(bool secure, bool disabled);
 void vt_shutdown(void);
 void vt_reset_after_fork(void);
 void vt_set_paused(bool paused);
-bool vt_is_paused(void);
+/* vramtrace_pause(): no new allocations are recorded (frees still are). */
+static inline bool vt_is_paused(void)
+{
+    return __atomic_load_n(&vt_paused_word, __ATOMIC_RELAXED);
+}
 void vt_mark(const char *label);
-void vt_note_cuda_used(void);
-bool vt_cuda_used(void);
+/* vt_note_cuda_used: a CUDA door was passed while ON. Until then the library stays silent:
+ * LD_PRELOAD reaches every child of a traced program (compilers, shells, nvidia-smi), and
+ * those get no summary line and no file. The store only once: no shared line written per call. */
+static inline void vt_note_cuda_used(void)
+{
+    if (!__atomic_load_n(&vt_cuda_used_word, __ATOMIC_RELAXED))
+        __atomic_store_n(&vt_cuda_used_word, true, __ATOMIC_RELAXED);
+}
+static inline bool vt_cuda_used(void)
+{
+    return __atomic_load_n(&vt_cuda_used_word, __ATOMIC_RELAXED);
+}
 unsigned long vt_n_marks(void);
 
 /* Function pointers tests replace to inject faults (STYLE §7, jemalloc JET_MUTABLE). They stay
@@ -151,6 +179,8 @@ typedef struct vt_alloc_s {
     uint64_t vmm_handle; /* VMM mappings: the handle mapped */
     UT_hash_handle hh;
 } vt_alloc_t;
+/* The bytes of an entry that hold its fields: what a prototype sets and the table copies. */
+#define VT_ALLOC_FIELD_BYTES offsetof(vt_alloc_t, hh)
 
 vt_alloc_t *vt_table_find(uint32_t space, uint64_t key);
 vt_alloc_t *vt_table_insert(const vt_alloc_t *proto); /* copies; NULL when out of memory */
@@ -183,11 +213,13 @@ typedef struct vt_totals_s {
 } vt_totals_t;
 
 /* A free in two steps around the real call (STYLE §3.9): begin removes the entry before the
- * driver can hand the address out again, end commits or puts it back. */
+ * driver can hand the address out again, and (given the API) records the FREE; end commits or
+ * puts it back. */
 typedef struct vt_free_s {
     bool found;
-    int series;   /* the first series looked in (the trace's series of an unmatched free) */
-    uint64_t key; /* what was freed */
+    bool recorded; /* the FREE was written by begin: end has nothing to do when the free worked */
+    int series;    /* the first series looked in (the trace's series of an unmatched free) */
+    uint64_t key;  /* what was freed */
     vt_alloc_t saved;
 } vt_free_t;
 
@@ -203,7 +235,12 @@ static inline void vt_track_alloc(vt_series_t series, int device, uint64_t key, 
     vt_track_alloc_at(series, device, key, size_bytes, api, NULL);
 }
 #define VT_MASK(series) (1u << (series))
-void vt_track_free_begin(unsigned series_mask, uint64_t key, vt_free_t *f);
+void vt_track_free_begin_at(unsigned series_mask, uint64_t key, vt_api_t api, vt_free_t *f);
+/* Without the API: the FREE is written by vt_track_free_end (a third lock round trip). */
+static inline void vt_track_free_begin(unsigned series_mask, uint64_t key, vt_free_t *f)
+{
+    vt_track_free_begin_at(series_mask, key, VT_API_NONE, f);
+}
 void vt_track_free_end(vt_free_t *f, bool ok, vt_api_t api);
 void vt_track_failed_at(vt_api_t api, uint64_t requested_bytes, int error, int device,
                         const vt_callsite_t *cs, uint64_t free_bytes, uint64_t total_bytes);
