@@ -150,7 +150,7 @@ extern VT_TEST_MUTABLE vt_arena_map_fn vt_arena_map; /* mmap seam */
 void *vt_arena_alloc_unzeroed(size_t bytes);         /* a reused block keeps its old bytes */
 size_t vt_arena_mapped_bytes(void);
 
-/* ---- table.c: the live table, keyed by (key space, value) ----------------------------------- */
+/* ---- table.c: the live table, keyed by (key space, value); open addressing ------------------ */
 /* Key spaces: the series an address counts in, or where a VMM handle or mapping lives. */
 typedef enum vt_series_e {
     VT_SERIES_DEVICE = VT_TRACE_SERIES_DEVICE,     /* device memory: makes the device peak */
@@ -165,22 +165,22 @@ typedef enum vt_series_e {
 typedef struct vt_alloc_s {
     uint64_t key;      /* address, array handle or VMM handle */
     uint32_t space;    /* vt_series_t or VT_SPACE_* */
-    uint32_t key_pad_; /* zero: part of the hashed key */
+    uint32_t key_pad_; /* zero (the table clears it) */
     uint64_t size_bytes;
     uint64_t t_ns;  /* when it was allocated */
     int32_t device; /* device ordinal; 0 for host series */
     uint32_t tid;
-    uint16_t api;        /* vt_api_t that made it */
-    int8_t series;       /* the series its bytes count in, or -1 (VMM mappings) */
-    uint8_t category;    /* reserved for categories */
-    uint32_t stack_id;   /* reserved for call-sites */
-    uint32_t refcount;   /* VMM handles: cuMemCreate + retains − releases */
-    uint32_t n_mappings; /* VMM handles: live cuMemMap ranges */
-    uint64_t vmm_handle; /* VMM mappings: the handle mapped */
-    UT_hash_handle hh;
+    uint16_t api;                     /* vt_api_t that made it */
+    int8_t series;                    /* the series its bytes count in, or -1 (VMM mappings) */
+    uint8_t category;                 /* reserved for categories */
+    uint32_t stack_id;                /* reserved for call-sites */
+    uint32_t refcount;                /* VMM handles: cuMemCreate + retains − releases */
+    uint32_t n_mappings;              /* VMM handles: live cuMemMap ranges */
+    uint64_t vmm_handle;              /* VMM mappings: the handle mapped */
+    struct vt_alloc_s *prev_, *next_; /* the table's insertion order (table.c only) */
 } vt_alloc_t;
 /* The bytes of an entry that hold its fields: what a prototype sets and the table copies. */
-#define VT_ALLOC_FIELD_BYTES offsetof(vt_alloc_t, hh)
+#define VT_ALLOC_FIELD_BYTES offsetof(vt_alloc_t, prev_)
 
 vt_alloc_t *vt_table_find(uint32_t space, uint64_t key);
 vt_alloc_t *vt_table_insert(const vt_alloc_t *proto); /* copies; NULL when out of memory */
@@ -190,6 +190,7 @@ vt_alloc_t *vt_table_next(vt_alloc_t *a);
 size_t vt_table_count(void);
 void vt_table_forget(void);  /* fork child: drop everything inherited */
 void vt_table_release(void); /* the table's own memory, once every entry is removed */
+size_t vt_table_slots(void); /* the slot array's size (tests: growth, load <= 1/2) */
 
 /* ---- track.c: accounting -------------------------------------------------------------------- */
 #define VT_MAX_DEVICES 64
