@@ -26,6 +26,10 @@ typedef struct slot_s {
 
 #define TABLE_MIN_SLOTS 16
 
+/* Removed entries wait here for the next insert (linked through next_), instead of going
+ * back to the arena: a pair of allocation and free then costs no arena call. */
+static vt_alloc_t *spare_entries;
+
 static slot_t *slots;
 static size_t n_slots; /* a power of two, or 0 before the first insert */
 static size_t table_count;
@@ -110,8 +114,10 @@ vt_alloc_t *vt_table_insert(const vt_alloc_t *proto)
     if (VT_UNLIKELY((table_count + 1) * 2 > n_slots) &&
         !table_resize(n_slots ? n_slots * 2 : TABLE_MIN_SLOTS) && table_count + 2 > n_slots)
         return NULL;
-    vt_alloc_t *a = vt_arena_alloc_unzeroed(sizeof(vt_alloc_t));
-    if (!a)
+    vt_alloc_t *a = spare_entries;
+    if (VT_LIKELY(a))
+        spare_entries = a->next_;
+    else if (!(a = vt_arena_alloc_unzeroed(sizeof(vt_alloc_t))))
         return NULL;
     memcpy(a, proto, VT_ALLOC_FIELD_BYTES);
     a->key_pad_ = 0;
@@ -173,7 +179,8 @@ void vt_table_remove(vt_alloc_t *a)
         a->next_->prev_ = a->prev_;
     else
         list_tail = a->prev_;
-    vt_arena_free(a, sizeof *a);
+    a->next_ = spare_entries;
+    spare_entries = a;
     table_count--;
 }
 
@@ -197,11 +204,18 @@ size_t vt_table_slots(void)
     return n_slots;
 }
 
-/* vt_table_release: the slot array back to the arena once every entry has been removed
- * (vt_track_reset). vt_lock held. */
+/* vt_table_release: the slot array and the spare entries back to the arena once every entry
+ * has been removed (vt_track_reset). vt_lock held. */
 void vt_table_release(void)
 {
-    if (table_count == 0 && slots) {
+    if (table_count)
+        return;
+    while (spare_entries) {
+        vt_alloc_t *a = spare_entries;
+        spare_entries = a->next_;
+        vt_arena_free(a, sizeof *a);
+    }
+    if (slots) {
         vt_arena_free(slots, n_slots * sizeof(slot_t));
         slots = NULL;
         n_slots = 0;
@@ -213,6 +227,7 @@ void vt_table_release(void)
  * entries or slots (their arena blocks are simply not reused). */
 void vt_table_forget(void)
 {
+    spare_entries = NULL;
     slots = NULL;
     n_slots = 0;
     table_count = 0;

@@ -232,6 +232,53 @@ static void test_unmatched_and_failed_free(void)
     CHECK_TOTALS("freed", 1, 1, 1, 0, 0);
 }
 
+/* The shims' free (vt_track_free_begin_at with the API): the FREE is counted and written by
+ * begin, before the real call, and end has nothing left to do when the free worked; a failure
+ * takes the count back and restores the entry exactly; an unknown address is decided by end. */
+static void test_free_recorded_early(void)
+{
+    vt_track_reset();
+    vt_track_alloc(VT_SERIES_DEVICE, 2, 0xa000, 8192, ALLOC);
+    vt_free_t f;
+    vt_track_free_begin_at(DEV, 0xa000, VT_API_cuMemFree_v2, &f);
+    VT_CHECK("found", f.found);
+    VT_CHECK("recorded by begin", f.recorded);
+    CHECK_TOTALS("counted by begin, before the real free", 1, 1, 0, 0, 0);
+    CHECK_SERIES("out during the call", VT_SERIES_DEVICE, 2, 0, 8192, 1, 1);
+    vt_track_free_end(&f, true, VT_API_cuMemFree_v2);
+    CHECK_TOTALS("end adds nothing", 1, 1, 0, 0, 0);
+    VT_CHECK_EQ("table empty", vt_table_count(), 0);
+
+    /* A failed free: the count goes back, the entry comes back as it was. */
+    vt_track_alloc(VT_SERIES_DEVICE, 2, 0xb000, 4096, ALLOC);
+    vt_alloc_t before = *vt_table_find(VT_SERIES_DEVICE, 0xb000);
+    vt_track_free_begin_at(DEV, 0xb000, VT_API_cuMemFree_v2, &f);
+    CHECK_TOTALS("counted before the failure", 2, 2, 0, 0, 0);
+    vt_track_free_end(&f, false, VT_API_cuMemFree_v2);
+    CHECK_TOTALS("failure takes the free back", 2, 1, 1, 0, 0);
+    CHECK_SERIES("restored", VT_SERIES_DEVICE, 2, 4096, 8192, 2, 1);
+    vt_alloc_t *after = vt_table_find(VT_SERIES_DEVICE, 0xb000);
+    VT_CHECK("back in the table", after != NULL);
+    if (after) {
+        VT_CHECK_EQ("same size", after->size_bytes, before.size_bytes);
+        VT_CHECK_EQ("same time", after->t_ns, before.t_ns);
+        VT_CHECK_EQ("same api", after->api, before.api);
+    }
+    vt_track_free_begin_at(DEV, 0xb000, VT_API_cuMemFree_v2, &f);
+    vt_track_free_end(&f, true, VT_API_cuMemFree_v2);
+    CHECK_TOTALS("then freed", 2, 2, 1, 0, 0);
+
+    /* Unknown addresses: nothing recorded by begin; end counts an unmatched free, or a failure. */
+    vt_track_free_begin_at(DEV, 0xdead000, VT_API_cuMemFree_v2, &f);
+    VT_CHECK("unknown: not recorded by begin", !f.found && !f.recorded);
+    vt_track_free_end(&f, true, VT_API_cuMemFree_v2);
+    CHECK_TOTALS("unmatched", 2, 2, 1, 1, 0);
+    vt_track_free_begin_at(DEV, 0xdead000, VT_API_cuMemFree_v2, &f);
+    vt_track_free_end(&f, false, VT_API_cuMemFree_v2);
+    CHECK_TOTALS("failed unknown", 2, 2, 2, 1, 0);
+    VT_CHECK_EQ("nothing inserted", vt_table_count(), 0);
+}
+
 /* A free with several series (cuMemFree frees device and managed memory alike) finds the key in
  * whichever holds it, and counts it out of that series only. */
 static void test_free_mask(void)
@@ -581,8 +628,13 @@ static void *thread_main(void *arg)
     uint64_t base = (uint64_t)(t + 1) << 40;
     for (uint64_t i = 0; i < N_PER; i++) {
         if (i >= WINDOW) {
+            /* Odd threads free as the shims do (the FREE written by begin), even ones with the
+             * FREE written by end: both under contention. */
             vt_free_t f;
-            vt_track_free_begin(DEV, base + (i - WINDOW) * 512, &f);
+            if (t % 2)
+                vt_track_free_begin_at(DEV, base + (i - WINDOW) * 512, VT_API_cuMemFree_v2, &f);
+            else
+                vt_track_free_begin(DEV, base + (i - WINDOW) * 512, &f);
             vt_track_free_end(&f, true, VT_API_cuMemFree_v2);
         }
         vt_track_alloc(VT_SERIES_DEVICE, t, base + i * 512, T_SIZE, ALLOC);
@@ -615,6 +667,7 @@ int main(void)
     test_alloc_free();
     test_peak();
     test_unmatched_and_failed_free();
+    test_free_recorded_early();
     test_free_mask();
     test_realloc_live_key();
     test_vmm();
