@@ -77,14 +77,16 @@ static stack_cache_slot_t stack_cache[STACK_CACHE_SLOTS];
  * of them in a loop), so a stack equal to the last one is answered from here without vt_lock,
  * and one that shares its outer frames starts from the node of the shared part: only the inner
  * frames that differ are hashed, verified or looked up. Exact: the node of a path of frames is
- * unique, and the ids are checked to belong to the current trie (generation). 5 KiB per thread
- * of static TLS (the library is preloaded, so initial-exec TLS is available). */
+ * unique, and the ids are checked to belong to the current trie (generation). Stacks of up to
+ * THREAD_FRAMES frames (the default VRAMTRACE_DEPTH) are kept: 1.3 KiB of initial-exec TLS per
+ * thread; deeper ones go through the shared cache alone. */
+#define THREAD_FRAMES 64
 static __thread struct {
     unsigned generation;            /* stacks_generation of the ids; 0: nothing cached */
     int n;                          /* frames of the last stack */
-    uint64_t ips[VT_MAX_FRAMES];    /* its frames, innermost first, as given */
-    uint32_t ids[VT_MAX_FRAMES];    /* ids[j]: the node of its outermost j + 1 frames */
-    uint64_t hashes[VT_MAX_FRAMES]; /* hashes[j]: the hash of its outermost j + 1 frames */
+    uint64_t ips[THREAD_FRAMES];    /* its frames, innermost first, as given */
+    uint32_t ids[THREAD_FRAMES];    /* ids[j]: the node of its outermost j + 1 frames */
+    uint64_t hashes[THREAD_FRAMES]; /* hashes[j]: the hash of its outermost j + 1 frames */
 } last __attribute__((tls_model("initial-exec")));
 
 static inline vt_stack_node_t *node_at(uint32_t id)
@@ -174,8 +176,18 @@ uint32_t vt_stack_intern(void *const *ips, int n, bool *created)
     *created = false;
     if (n <= 0)
         return 0;
-    if (n > VT_MAX_FRAMES)
-        n = VT_MAX_FRAMES;
+    if (n > THREAD_FRAMES) { /* too deep for the thread's cache: the shared one alone */
+        uint32_t ids[VT_MAX_FRAMES];
+        if (n > VT_MAX_FRAMES)
+            n = VT_MAX_FRAMES;
+        uint64_t hash = HASH_SEED;
+        for (int i = n - 1; i >= 0; i--)
+            hash = hash_step(hash, (uint64_t)(uintptr_t)ips[i]);
+        vt_track_lock();
+        uint32_t id = intern_inner(ips, n, 0, n, hash, ids, created);
+        vt_track_unlock();
+        return id;
+    }
     unsigned generation = __atomic_load_n(&stacks_generation, __ATOMIC_RELAXED);
     int shared = 0; /* outer frames in common with this thread's last stack */
     if (last.generation == generation) {

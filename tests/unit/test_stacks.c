@@ -194,12 +194,22 @@ static void test_against_model(void)
     ok &= same_as_model("middle frame changed", t, 7);
     ok &= same_as_model("a at last", a, 6);
     ok &= same_as_model("one frame", a + 5, 1);
+    /* Deeper than the thread's cache keeps (64): the shared cache alone, then back. */
+    static void *deep[100];
+    for (int i = 0; i < 100; i++)
+        deep[i] = (void *)(uintptr_t)(0x500 + i % 7);
+    ok &= same_as_model("100 frames", deep, 100);
+    ok &= same_as_model("100 frames again", deep, 100);
+    ok &= same_as_model("its outer 64", deep + 36, 64);
+    deep[0] = (void *)0x77;
+    ok &= same_as_model("100 frames, another innermost", deep, 100);
+    ok &= same_as_model("its outer 64 again", deep + 36, 64);
     VT_CHECK("hand-made relations: same ids, created flags and frames as the model", ok);
 
     /* A random walk of a call stack, as a program makes one: pop a few frames, push a few,
      * sometimes change one in the middle or the outermost, sometimes jump to a stack of
      * before; frames from a small alphabet so that stacks share parts in every way. */
-    enum { STEPS = 20000, DEPTH_MAX = 64 };
+    enum { STEPS = 20000, DEPTH_MAX = 80 };
     static void *saved[16][DEPTH_MAX];
     static int saved_n[16];
     void *stack[DEPTH_MAX]; /* stack[0] innermost */
