@@ -28,16 +28,32 @@
  *
  * A file ends at its last record (a process that exited cleanly: END, then the file is
  * trimmed), or at a zero byte in place of a type (the rest of the chunk is zeros). Types 17..62
- * are reserved for future core records: a reader of this major version treats them as
- * corrupt, since it cannot know their length. */
+ * were reserved for future core records: a reader of 1.0 or 1.1 treats them as corrupt, since it
+ * cannot know their length (so it stops at the first compact event of a 1.2 trace with an error
+ * instead of misreading it).
+ *
+ * Format 1.2 adds compact ALLOC and FREE records (types 17..52, see VT_REC_ALLOC_C) for the
+ * common cases; ALLOC and FREE (types 1 and 2) stay valid and mean what they meant, and a writer
+ * falls back to them for what the compact forms cannot say. The compact forms lean on state
+ * that both sides keep, changed only by compact records (never by types 1 and 2), so a reader
+ * replays it exactly:
+ *   - the current thread (initially 0), and per thread number its device, ALLOC api and FREE
+ *     api (initially 0, 0, 0): a compact record names them only when they change;
+ *   - per stack id modulo VT_FORMAT_STACK_CACHE, the flags byte, size and address of the last
+ *     compact ALLOC with that stack (initially all 0): a compact ALLOC repeats them in a bit;
+ *   - live slots: every compact ALLOC takes a slot, the most recently released one first (a
+ *     stack), else the lowest never used (at most VT_FORMAT_SLOTS); a compact FREE names its
+ *     allocation by slot (series, handle flag and address come from there) and releases it.
+ * The address chain and the time chain are shared by every form. */
 #ifndef VT_FORMAT_H
 #define VT_FORMAT_H
+#include <stdbool.h>
 #include <stdint.h>
 
 #define VT_FORMAT_MAGIC          "VRAMTRC"
 #define VT_FORMAT_MAGIC_BYTES    8
 #define VT_FORMAT_MAJOR          1
-#define VT_FORMAT_MINOR          1
+#define VT_FORMAT_MINOR          2
 #define VT_FORMAT_PREAMBLE_BYTES 16
 #define VT_FORMAT_CHUNK_BYTES    (1u << 20) /* records never straddle these boundaries */
 
@@ -89,6 +105,26 @@ typedef enum vt_record_type_e {
     /* varint api_count · (varint string_id) × api_count: the name of every api number from 0
      * (0 is "none") to api_count − 1, so readers need not know the library's hook table */
     VT_REC_API_NAMES = 16,
+    /* Format 1.2, compact ALLOC: type VT_REC_ALLOC_C + bits (VT_ALLOC_C_*), body
+     *   varint dt_ns · [THREAD: varint thread] · [CONTEXT: varint device · varint api] ·
+     *   varint stack_id · [unless SAME_FLAGS: u8 flags] · [unless SAME_SIZE: varint size code] ·
+     *   [unless SAME_ADDRESS: varint address code]
+     * The thread is the current one unless THREAD names it (it becomes current: a number no
+     * larger than the THREAD records read so far); device and api are the thread's unless
+     * CONTEXT gives them (they become the thread's). The SAME_* bits take that field from the
+     * stack cache entry of stack_id; the record then updates the entry. Size and address codes:
+     * see vt_size_code and vt_address_code. Takes a live slot. */
+    VT_REC_ALLOC_C = 17,
+    VT_REC_ALLOC_C_LAST = 48,
+    /* Format 1.2, compact FREE: type VT_REC_FREE_C + bits (VT_FREE_C_*), body
+     *   varint dt_ns · [THREAD: varint thread] · [EXPLICIT: u8 flags · varint api] · varint slot
+     * The slot must be live; its allocation is freed (series, handle flag and address from it)
+     * and the slot released. flags holds only VT_FLAG_UNMATCHED and VT_FLAG_IMPLICIT (0 without
+     * EXPLICIT); the api is the thread's FREE api unless EXPLICIT gives it (it becomes the
+     * thread's). */
+    VT_REC_FREE_C = 49,
+    VT_REC_FREE_C_LAST = 52,
+    /* 53..62: reserved */
     /* no body: continue at the next multiple of VT_FORMAT_CHUNK_BYTES */
     VT_REC_SKIP = 63,
     VT_REC_FIRST_EXTENSION = 64,
@@ -114,6 +150,25 @@ typedef enum vt_record_type_e {
 #define VT_FLAG_UNMATCHED   0x04u                /* FREE */
 #define VT_FLAG_HANDLE      0x20u
 #define VT_FLAG_IMPLICIT    0x40u
+
+/* The bits of a compact ALLOC's type (added to VT_REC_ALLOC_C) and of a compact FREE's type
+ * (added to VT_REC_FREE_C). */
+#define VT_ALLOC_C_SAME_FLAGS   0x01u
+#define VT_ALLOC_C_SAME_SIZE    0x02u
+#define VT_ALLOC_C_SAME_ADDRESS 0x04u
+#define VT_ALLOC_C_THREAD       0x08u
+#define VT_ALLOC_C_CONTEXT      0x10u
+#define VT_FREE_C_THREAD        0x01u
+#define VT_FREE_C_EXPLICIT      0x02u
+#define VT_FREE_C_FLAGS         (VT_FLAG_UNMATCHED | VT_FLAG_IMPLICIT) /* the flags it may carry */
+
+/* The state of the compact records (format 1.2): stack cache entries, live slots. */
+#define VT_FORMAT_STACK_CACHE 4096u
+#define VT_FORMAT_SLOTS       65536u
+/* Sizes and address deltas in compact records are counted in units of 2^VT_FORMAT_UNIT_SHIFT
+ * bytes (512: cudaMalloc's alignment in practice, PyTorch's block size) when they are
+ * multiples of it. */
+#define VT_FORMAT_UNIT_SHIFT 9
 
 /* Series numbers in the flags byte (the library's vt_series_t has the same values). */
 #define VT_TRACE_SERIES_DEVICE   0
@@ -162,6 +217,49 @@ static inline unsigned vt_get_varint(const uint8_t *p, const uint8_t *end, uint6
         }
     }
     return 0;
+}
+
+/* A size as a compact ALLOC codes it: size / 512 · 2 when size is a multiple of 512, else
+ * size · 2 + 1. False when it cannot be coded (an odd size of 2^63 or more). */
+static inline bool vt_size_code(uint64_t size_bytes, uint64_t *code)
+{
+    const uint64_t unit_mask = (1u << VT_FORMAT_UNIT_SHIFT) - 1;
+    if (!(size_bytes & unit_mask)) {
+        *code = size_bytes >> (VT_FORMAT_UNIT_SHIFT - 1);
+        return true;
+    }
+    *code = size_bytes << 1 | 1;
+    return !(size_bytes >> 63);
+}
+
+static inline uint64_t vt_size_decode(uint64_t code)
+{
+    return (code >> 1) << (code & 1 ? 0 : VT_FORMAT_UNIT_SHIFT);
+}
+
+/* An address as a compact ALLOC codes it, from the address chain's previous address: the delta
+ * d (two's complement), zigzagged, in units of 512 when it is a multiple of 512:
+ * zigzag(d / 512) · 2, else zigzag(d) · 2 + 1. False when it cannot be coded (an odd delta of
+ * 2^62 or more either way). */
+static inline bool vt_address_code(uint64_t address, uint64_t previous, uint64_t *code)
+{
+    const uint64_t unit_mask = (1u << VT_FORMAT_UNIT_SHIFT) - 1;
+    int64_t d = (int64_t)(address - previous);
+    if (!(d & (int64_t)unit_mask)) {
+        int64_t u = d >> VT_FORMAT_UNIT_SHIFT; /* arithmetic: exact, d is a multiple */
+        *code = (((uint64_t)u << 1) ^ (uint64_t)(u >> 63)) << 1;
+        return true;
+    }
+    uint64_t z = ((uint64_t)d << 1) ^ (uint64_t)(d >> 63);
+    *code = z << 1 | 1;
+    return !(z >> 63);
+}
+
+static inline uint64_t vt_address_decode(uint64_t code, uint64_t previous)
+{
+    uint64_t z = code >> 1;
+    uint64_t d = (z >> 1) ^ -(z & 1);
+    return previous + (d << (code & 1 ? 0 : VT_FORMAT_UNIT_SHIFT));
 }
 
 static inline unsigned vt_get_svarint(const uint8_t *p, const uint8_t *end, int64_t *v)

@@ -36,14 +36,90 @@ static struct writer_s {
     unsigned modules_emitted;
     uint64_t last_chunk_off; /* VRAMTRACE_MAX_SIZE: the last chunk allowed; UINT64_MAX: none */
     bool capped;             /* the limit was reached: only OOM, PEAK and END from now on */
+    uint32_t cur_thread;     /* compact records: the current thread (vt_format.h) */
     char path[4096];
 } w = {.fd = -1, .last_chunk_off = UINT64_MAX};
 
-/* Which trace a thread's number belongs to: a new file (fork child) numbers threads anew. */
+/* Which trace a thread's number belongs to: a new file (fork child) numbers threads anew. With
+ * it, the thread's context as the compact records left it (vt_format.h): its device and apis. */
 static __thread struct {
     uint32_t generation;
     uint32_t index;
+    uint32_t device, alloc_api, free_api;
 } tls_thread __attribute__((tls_model("initial-exec")));
+
+/* ---- the state of the compact records (format 1.2) ----------------------------------------- */
+
+/* What a reader replays (vt_format.h): the stack cache and the live slots, with a hash index
+ * from (series, handle flag, address) to slot so a FREE finds its slot. One anonymous mapping
+ * per trace, made when the trace is opened (no allocation per event), its pages touched as they
+ * are used. Without it (mmap failed) every event is written in its full form. */
+#define INDEX_BITS 17 /* twice VT_FORMAT_SLOTS: at most half full */
+#define INDEX_SIZE (1u << INDEX_BITS)
+#define NO_SLOT    UINT32_MAX
+
+typedef struct cache_entry_s {
+    uint64_t address, size_bytes;
+    uint8_t flags;
+} cache_entry_t;
+
+typedef struct compact_s {
+    cache_entry_t cache[VT_FORMAT_STACK_CACHE];
+    uint64_t slot_key[VT_FORMAT_SLOTS];
+    uint32_t slot_next[VT_FORMAT_SLOTS]; /* released slots: the next one down the stack */
+    uint8_t slot_tag[VT_FORMAT_SLOTS];   /* series | VT_FLAG_HANDLE */
+    uint32_t index[INDEX_SIZE];          /* slot + 1; 0: empty (linear probing) */
+    uint32_t n_slots;                    /* slots ever used: the next new one */
+    uint32_t free_top;                   /* the last released slot, or NO_SLOT */
+} compact_t;
+
+static compact_t *cw;
+
+static void compact_open(void)
+{
+    if (cw)
+        munmap(cw, sizeof *cw);
+    void *p = mmap(NULL, sizeof *cw, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    cw = p == MAP_FAILED ? NULL : p;
+    if (cw)
+        cw->free_top = NO_SLOT;
+}
+
+static inline uint32_t index_hash(uint64_t key)
+{
+    return (uint32_t)((key * 0x9e3779b97f4a7c15ULL) >> (64 - INDEX_BITS));
+}
+
+/* The index position holding (tag, key), or the empty one where it would go. */
+static inline uint32_t index_probe(uint8_t tag, uint64_t key)
+{
+    uint32_t i = index_hash(key);
+    for (;;) {
+        uint32_t e = cw->index[i];
+        if (!e || (cw->slot_key[e - 1] == key && cw->slot_tag[e - 1] == tag))
+            return i;
+        i = (i + 1) & (INDEX_SIZE - 1);
+    }
+}
+
+/* Empties index position i, moving later entries of its cluster back (no tombstones). */
+static void index_delete(uint32_t i)
+{
+    uint32_t j = i;
+    for (;;) {
+        j = (j + 1) & (INDEX_SIZE - 1);
+        uint32_t e = cw->index[j];
+        if (!e)
+            break;
+        uint32_t home = index_hash(cw->slot_key[e - 1]);
+        /* e may move to i when its home is not in (i, j] (cyclically) */
+        if (i <= j ? (home <= i || home > j) : (home <= i && home > j)) {
+            cw->index[i] = e;
+            i = j;
+        }
+    }
+    cw->index[i] = 0;
+}
 
 /* ---- opening ----------------------------------------------------------------------------- */
 
@@ -384,8 +460,10 @@ static bool ready(void)
         w.last_chunk_off = (n_chunks < 2 ? 1 : n_chunks - 1) * (uint64_t)VT_FORMAT_CHUNK_BYTES;
     }
     w.generation++;
+    w.cur_thread = 0;
     if (!map_chunk(0))
         return false;
+    compact_open();
     memcpy(w.chunk, VT_FORMAT_MAGIC, VT_FORMAT_MAGIC_BYTES);
     uint16_t version[2] = {VT_FORMAT_MAJOR, VT_FORMAT_MINOR};
     memcpy(w.chunk + VT_FORMAT_MAGIC_BYTES, version, sizeof version);
@@ -417,6 +495,7 @@ static uint32_t thread_index(void)
     commit(rec, VT_REC_THREAD, b - 1);
     tls_thread.generation = w.generation;
     tls_thread.index = index;
+    tls_thread.device = tls_thread.alloc_api = tls_thread.free_api = 0;
     return index;
 }
 
@@ -467,6 +546,70 @@ static unsigned put_address(uint8_t *p, uint64_t addr)
 
 /* ---- the events (vt_lock held) --------------------------------------------------------------- */
 
+/* A compact ALLOC (vt_format.h) when the state allows it: a slot free, the thread known, the
+ * size and address codable when the stack cache does not have them, the key not in a slot
+ * already. False, having written nothing, otherwise. */
+static inline bool put_compact_alloc(uint8_t *rec, size_t b, uint32_t thread, const vt_alloc_t *a,
+                                     uint8_t flags)
+{
+    if (!cw || !thread || a->device < 0 ||
+        (cw->free_top == NO_SLOT && cw->n_slots == VT_FORMAT_SLOTS))
+        return false;
+    unsigned bits = 0;
+    uint64_t size_code = 0, address_code = 0;
+    uint32_t stack_id = a->stack_id;
+    cache_entry_t *entry = &cw->cache[stack_id & (VT_FORMAT_STACK_CACHE - 1)];
+    if (entry->flags == flags)
+        bits |= VT_ALLOC_C_SAME_FLAGS;
+    if (entry->size_bytes == a->size_bytes)
+        bits |= VT_ALLOC_C_SAME_SIZE;
+    else if (!vt_size_code(a->size_bytes, &size_code))
+        return false;
+    if (entry->address == a->key)
+        bits |= VT_ALLOC_C_SAME_ADDRESS;
+    else if (!vt_address_code(a->key, w.last_addr, &address_code))
+        return false;
+    uint8_t tag = (uint8_t)(flags & (VT_FLAG_SERIES_MASK | VT_FLAG_HANDLE));
+    uint32_t pos = index_probe(tag, a->key);
+    if (cw->index[pos])
+        return false; /* live in a slot already: its free was not seen */
+
+    if (thread != w.cur_thread) {
+        bits |= VT_ALLOC_C_THREAD;
+        b += vt_put_varint(rec + b, thread);
+        w.cur_thread = thread;
+    }
+    if ((uint32_t)a->device != tls_thread.device || a->api != tls_thread.alloc_api) {
+        bits |= VT_ALLOC_C_CONTEXT;
+        b += vt_put_varint(rec + b, (uint32_t)a->device);
+        b += vt_put_varint(rec + b, a->api);
+        tls_thread.device = (uint32_t)a->device;
+        tls_thread.alloc_api = a->api;
+    }
+    b += vt_put_varint(rec + b, stack_id);
+    if (!(bits & VT_ALLOC_C_SAME_FLAGS))
+        rec[b++] = flags;
+    if (!(bits & VT_ALLOC_C_SAME_SIZE))
+        b += vt_put_varint(rec + b, size_code);
+    if (!(bits & VT_ALLOC_C_SAME_ADDRESS))
+        b += vt_put_varint(rec + b, address_code);
+    entry->flags = flags;
+    entry->size_bytes = a->size_bytes;
+    entry->address = a->key;
+    w.last_addr = a->key;
+
+    uint32_t slot = cw->free_top;
+    if (slot != NO_SLOT)
+        cw->free_top = cw->slot_next[slot];
+    else
+        slot = cw->n_slots++;
+    cw->slot_key[slot] = a->key;
+    cw->slot_tag[slot] = tag;
+    cw->index[pos] = slot + 1;
+    commit(rec, (vt_record_type_t)(VT_REC_ALLOC_C + bits), b - 1);
+    return true;
+}
+
 void vt_writer_alloc(const vt_alloc_t *a, bool implicit)
 {
     size_t b;
@@ -477,6 +620,8 @@ void vt_writer_alloc(const vt_alloc_t *a, bool implicit)
     uint8_t flags =
         (uint8_t)((unsigned)a->series & VT_FLAG_SERIES_MASK) | (uint8_t)((a->category & 7u) << 2) |
         (a->space == VT_SPACE_VMM_HANDLE ? VT_FLAG_HANDLE : 0) | (implicit ? VT_FLAG_IMPLICIT : 0);
+    if (VT_LIKELY(put_compact_alloc(rec, b, thread, a, flags)))
+        return;
     rec[b++] = flags;
     b += vt_put_varint(rec + b, (uint64_t)a->device);
     b += vt_put_varint(rec + b, a->api);
@@ -485,6 +630,41 @@ void vt_writer_alloc(const vt_alloc_t *a, bool implicit)
     b += vt_put_varint(rec + b, a->stack_id);
     b += vt_put_varint(rec + b, thread);
     commit(rec, VT_REC_ALLOC, b - 1);
+}
+
+/* A compact FREE (vt_format.h) when the key is in a slot and the thread known. False, having
+ * written nothing, otherwise. */
+static inline bool put_compact_free(uint8_t *rec, size_t b, uint32_t thread, int series,
+                                    uint64_t key, bool handle, uint8_t flags, vt_api_t api)
+{
+    if (!cw || !thread)
+        return false;
+    uint8_t tag =
+        (uint8_t)(((unsigned)series & VT_FLAG_SERIES_MASK) | (handle ? VT_FLAG_HANDLE : 0));
+    uint32_t pos = index_probe(tag, key);
+    uint32_t e = cw->index[pos];
+    if (!e)
+        return false;
+    unsigned bits = 0;
+    if (thread != w.cur_thread) {
+        bits |= VT_FREE_C_THREAD;
+        b += vt_put_varint(rec + b, thread);
+        w.cur_thread = thread;
+    }
+    if (flags || (uint32_t)api != tls_thread.free_api) {
+        bits |= VT_FREE_C_EXPLICIT;
+        rec[b++] = flags;
+        b += vt_put_varint(rec + b, (uint32_t)api);
+        tls_thread.free_api = (uint32_t)api;
+    }
+    uint32_t slot = e - 1;
+    b += vt_put_varint(rec + b, slot);
+    index_delete(pos);
+    cw->slot_next[slot] = cw->free_top;
+    cw->free_top = slot;
+    w.last_addr = key;
+    commit(rec, (vt_record_type_t)(VT_REC_FREE_C + bits), b - 1);
+    return true;
 }
 
 /* A free of key in series (a VMM handle when handle), unmatched when this process never saw it
@@ -496,6 +676,11 @@ void vt_writer_free(int series, uint64_t key, bool handle, bool unmatched, bool 
     uint32_t thread;
     uint8_t *rec = event_begin(vt_now_ns(), 40, &b, &thread);
     if (!rec)
+        return;
+    if (VT_LIKELY(put_compact_free(
+            rec, b, thread, series, key, handle,
+            (uint8_t)((unmatched ? VT_FLAG_UNMATCHED : 0) | (implicit ? VT_FLAG_IMPLICIT : 0)),
+            api)))
         return;
     rec[b++] =
         (uint8_t)(((unsigned)series & VT_FLAG_SERIES_MASK) | (unmatched ? VT_FLAG_UNMATCHED : 0) |
@@ -656,6 +841,9 @@ void vt_writer_after_fork_child(void)
         munmap(w.chunk, VT_FORMAT_CHUNK_BYTES);
     if (w.fd >= 0)
         close(w.fd);
+    if (cw)
+        munmap(cw, sizeof *cw);
+    cw = NULL;
     uint32_t generation = w.generation;
     memset(&w, 0, sizeof w);
     w.fd = -1;

@@ -81,6 +81,16 @@ int vt_reader_open(vt_reader_t *r, const char *path)
     r->pos = VT_FORMAT_PREAMBLE_BYTES;
     /* Ids count from 1: slot 0 of each table stands for "none". */
     r->n_strings = r->n_stacks = r->n_threads = 1;
+    if (r->minor >= 2) {
+        /* Compact records: their state starts empty (vt_format.h). */
+        r->compact = true;
+        r->free_top = UINT32_MAX;
+        r->cache = calloc(VT_FORMAT_STACK_CACHE, sizeof(*r->cache));
+        r->contexts = calloc(64, sizeof(*r->contexts));
+        r->cap_contexts = 64;
+        if (!r->cache || !r->contexts)
+            return fail(r, "'%s': out of memory", path);
+    }
     return 0;
 }
 
@@ -95,6 +105,9 @@ void vt_reader_release(vt_reader_t *r)
     free(r->api_names);
     free(r->process_kv);
     free(r->modules);
+    free(r->contexts);
+    free(r->cache);
+    free(r->slots);
     memset(r, 0, sizeof(*r));
 }
 
@@ -192,6 +205,195 @@ static int grow(void **items, uint32_t *cap, uint32_t need, size_t size)
         return -1;
     *items = p;
     *cap = n;
+    return 0;
+}
+
+/* ---- compact records (format 1.2) ------------------------------------------------------------ */
+
+/* An ALLOC or FREE as the fast path and the compact records decode it: what vt_event_t's alloc
+ * and free members hold (flags: the ALLOC flags byte; for a FREE the series, VT_FLAG_HANDLE,
+ * VT_FLAG_UNMATCHED and VT_FLAG_IMPLICIT bits). */
+typedef struct fast_rec_s {
+    uint64_t t_ns, address, size_bytes, thread;
+    uint32_t device, api, stack_id;
+    uint8_t flags;
+} fast_rec_t;
+
+/* The fields of a compact record as read, before they are checked and applied. */
+typedef struct compact_fields_s {
+    uint64_t dt, thread, device, api, stack, size_code, address_code, slot;
+    uint8_t flags;
+} compact_fields_t;
+
+static inline bool is_compact(const vt_reader_t *r, unsigned t)
+{
+    return r->compact && t - VT_REC_ALLOC_C <= (unsigned)(VT_REC_FREE_C_LAST - VT_REC_ALLOC_C);
+}
+
+#define NO_SLOT UINT32_MAX
+
+/* Checks the compact record t with fields x against the state and, when it is valid, applies
+ * it: the state, the time and address chains; *f gets the event. Returns 1, 0 when invalid
+ * (nothing changed; with c, c says why: corrupt), or -1 when out of memory. Without may_grow a
+ * record that needs a table to grow is declined (0, c NULL): the fast path leaves it to the
+ * slow one. */
+static inline __attribute__((always_inline)) int compact_apply(vt_reader_t *r, unsigned t,
+                                                               const compact_fields_t *x,
+                                                               fast_rec_t *f, cur_t *c,
+                                                               bool may_grow)
+{
+    bool alloc = t <= VT_REC_ALLOC_C_LAST;
+    unsigned bits = alloc ? t - VT_REC_ALLOC_C : t - VT_REC_FREE_C;
+    bool thread_named = bits & (alloc ? VT_ALLOC_C_THREAD : VT_FREE_C_THREAD);
+    uint64_t thread = thread_named ? x->thread : r->cur_thread;
+    if (thread_named && thread >= r->n_threads) {
+        if (c)
+            corrupt(c, "thread %" PRIu64 " is not defined", thread);
+        return 0;
+    }
+    if (thread >= r->cap_contexts) {
+        if (!may_grow)
+            return 0;
+        uint32_t old = r->cap_contexts;
+        if (grow((void **)&r->contexts, &r->cap_contexts, (uint32_t)thread + 1,
+                 sizeof(*r->contexts)))
+            return -1;
+        memset(r->contexts + old, 0, (r->cap_contexts - old) * sizeof(*r->contexts));
+    }
+    vt_trace_context_t *ctx = &r->contexts[thread];
+    uint32_t slot;
+    if (alloc) {
+        bool context = bits & VT_ALLOC_C_CONTEXT;
+        if (context && (x->device > UINT32_MAX || x->api > UINT32_MAX)) {
+            if (c)
+                corrupt(c, "%s %" PRIu64 " out of range", x->device > UINT32_MAX ? "device" : "api",
+                        x->device > UINT32_MAX ? x->device : x->api);
+            return 0;
+        }
+        if (x->stack >= r->n_stacks) {
+            if (c)
+                corrupt(c, "stack %" PRIu64 " is not defined", x->stack);
+            return 0;
+        }
+        slot = r->free_top;
+        if (slot == NO_SLOT) {
+            if (r->n_slots >= VT_FORMAT_SLOTS) {
+                if (c)
+                    corrupt(c, "no free slot");
+                return 0;
+            }
+            slot = r->n_slots;
+            if (slot >= r->cap_slots) {
+                if (!may_grow)
+                    return 0;
+                if (grow((void **)&r->slots, &r->cap_slots, slot + 1, sizeof(*r->slots)))
+                    return -1;
+            }
+            r->n_slots++;
+        } else {
+            r->free_top = r->slots[slot].next;
+        }
+        /* Valid: apply. */
+        if (context) {
+            ctx->device = (uint32_t)x->device;
+            ctx->alloc_api = (uint32_t)x->api;
+        }
+        vt_trace_cache_entry_t *e = &r->cache[x->stack & (VT_FORMAT_STACK_CACHE - 1)];
+        if (!(bits & VT_ALLOC_C_SAME_FLAGS))
+            e->flags = x->flags;
+        if (!(bits & VT_ALLOC_C_SAME_SIZE))
+            e->size_bytes = vt_size_decode(x->size_code);
+        if (!(bits & VT_ALLOC_C_SAME_ADDRESS))
+            e->address = vt_address_decode(x->address_code, r->address);
+        r->slots[slot] = (vt_trace_slot_t){
+            e->address, NO_SLOT, (uint8_t)(e->flags & (VT_FLAG_SERIES_MASK | VT_FLAG_HANDLE)), 1};
+        f->address = e->address;
+        f->size_bytes = e->size_bytes;
+        f->flags = e->flags;
+        f->device = ctx->device;
+        f->api = ctx->alloc_api;
+        f->stack_id = (uint32_t)x->stack;
+    } else {
+        bool explicit = bits & VT_FREE_C_EXPLICIT;
+        if (explicit && ((x->flags & ~VT_FREE_C_FLAGS) || x->api > UINT32_MAX)) {
+            if (c) {
+                if (x->api > UINT32_MAX)
+                    corrupt(c, "api %" PRIu64 " out of range", x->api);
+                else
+                    corrupt(c, "free flags 0x%02x", x->flags);
+            }
+            return 0;
+        }
+        if (x->slot >= r->n_slots || !r->slots[x->slot].live) {
+            if (c)
+                corrupt(c, "slot %" PRIu64 " is not live", x->slot);
+            return 0;
+        }
+        slot = (uint32_t)x->slot;
+        vt_trace_slot_t *s = &r->slots[slot];
+        if (explicit)
+            ctx->free_api = (uint32_t)x->api;
+        s->live = 0;
+        s->next = r->free_top;
+        r->free_top = slot;
+        f->address = s->address;
+        f->size_bytes = 0;
+        f->flags = (uint8_t)(s->tag | (explicit ? x->flags : 0));
+        f->device = 0;
+        f->api = ctx->free_api;
+        f->stack_id = 0;
+    }
+    r->cur_thread = (uint32_t)thread;
+    f->thread = thread;
+    f->t_ns = (r->seen_event ? r->t_ns : r->t0_ns) + x->dt;
+    r->seen_event = true;
+    r->t_ns = f->t_ns;
+    r->address = f->address;
+    return 1;
+}
+
+/* A compact record at c (after its type byte) into ev, through the cursor: the slow path.
+ * Returns 0 (c->bad tells a truncated or corrupt body) or -1 when out of memory. */
+static void fast_event(vt_event_t *ev, size_t start, unsigned t, const fast_rec_t *f);
+static uint8_t get_u8(cur_t *c);
+
+static int decode_compact(vt_reader_t *r, cur_t *c, unsigned t, vt_event_t *ev)
+{
+    compact_fields_t x = {0};
+    x.dt = get_u(c);
+    if (t <= VT_REC_ALLOC_C_LAST) {
+        unsigned bits = t - VT_REC_ALLOC_C;
+        if (bits & VT_ALLOC_C_THREAD)
+            x.thread = get_u(c);
+        if (bits & VT_ALLOC_C_CONTEXT) {
+            x.device = get_u(c);
+            x.api = get_u(c);
+        }
+        x.stack = get_u(c);
+        if (!(bits & VT_ALLOC_C_SAME_FLAGS))
+            x.flags = get_u8(c);
+        if (!(bits & VT_ALLOC_C_SAME_SIZE))
+            x.size_code = get_u(c);
+        if (!(bits & VT_ALLOC_C_SAME_ADDRESS))
+            x.address_code = get_u(c);
+    } else {
+        unsigned bits = t - VT_REC_FREE_C;
+        if (bits & VT_FREE_C_THREAD)
+            x.thread = get_u(c);
+        if (bits & VT_FREE_C_EXPLICIT) {
+            x.flags = get_u8(c);
+            x.api = get_u(c);
+        }
+        x.slot = get_u(c);
+    }
+    if (c->bad)
+        return 0;
+    fast_rec_t f;
+    int rc = compact_apply(r, t, &x, &f, c, true);
+    if (rc < 0)
+        return -1;
+    if (rc > 0)
+        fast_event(ev, ev->offset, t <= VT_REC_ALLOC_C_LAST ? VT_REC_ALLOC : VT_REC_FREE, &f);
     return 0;
 }
 
@@ -430,6 +632,8 @@ static int decode(vt_reader_t *r, cur_t *c, unsigned t, vt_event_t *ev)
         break;
     }
     default:
+        if (is_compact(r, t))
+            return decode_compact(r, c, t, ev);
         corrupt(c, "unknown record type %u", t);
         break;
     }
@@ -502,13 +706,6 @@ static inline void clear_event(vt_event_t *ev)
 #endif
 }
 
-/* An ALLOC or FREE decoded by the fast path: what vt_event_t's alloc and free members hold. */
-typedef struct fast_rec_s {
-    uint64_t t_ns, address, size_bytes, thread;
-    uint32_t device, api, stack_id;
-    uint8_t flags;
-} fast_rec_t;
-
 /* Decodes the ALLOC or FREE (t) at start, which has more than FAST_RECORD_BYTES bytes after it
  * in the file, into *f, moving the reader past it exactly as decode() does. Returns 1, or 0
  * without changing anything when the record is not plainly valid (an overlong varint, a value
@@ -547,6 +744,55 @@ static inline __attribute__((always_inline)) int fast_record(vt_reader_t *r, siz
     r->pos = (size_t)(p - r->map);
     r->n_records++;
     return 1;
+}
+
+/* The compact record t at start, which has more than FAST_RECORD_BYTES bytes after it in the
+ * file, into *f as fast_record does. Returns VT_REC_ALLOC or VT_REC_FREE, the type of the event,
+ * or 0 without changing anything when the record is not plainly valid (decode_compact then reads
+ * it again and gives the error) or a table must grow. */
+static inline __attribute__((always_inline)) unsigned fast_compact(vt_reader_t *r, size_t start,
+                                                                   unsigned t, fast_rec_t *f)
+{
+    const uint8_t *p = r->map + start + 1;
+    compact_fields_t x = {0};
+    if (!(p = fast_u(p, &x.dt)))
+        return 0;
+    if (t <= VT_REC_ALLOC_C_LAST) {
+        unsigned bits = t - VT_REC_ALLOC_C;
+        if (__builtin_expect((bits & (VT_ALLOC_C_THREAD | VT_ALLOC_C_CONTEXT)) != 0, 0)) {
+            if ((bits & VT_ALLOC_C_THREAD) && !(p = fast_u(p, &x.thread)))
+                return 0;
+            if ((bits & VT_ALLOC_C_CONTEXT) &&
+                (!(p = fast_u(p, &x.device)) || !(p = fast_u(p, &x.api))))
+                return 0;
+        }
+        if (!(p = fast_u(p, &x.stack)))
+            return 0;
+        if (!(bits & VT_ALLOC_C_SAME_FLAGS))
+            x.flags = *p++;
+        if (!(bits & VT_ALLOC_C_SAME_SIZE) && !(p = fast_u(p, &x.size_code)))
+            return 0;
+        if (!(bits & VT_ALLOC_C_SAME_ADDRESS) && !(p = fast_u(p, &x.address_code)))
+            return 0;
+    } else {
+        unsigned bits = t - VT_REC_FREE_C;
+        if (__builtin_expect(bits != 0, 0)) {
+            if ((bits & VT_FREE_C_THREAD) && !(p = fast_u(p, &x.thread)))
+                return 0;
+            if (bits & VT_FREE_C_EXPLICIT) {
+                x.flags = *p++;
+                if (!(p = fast_u(p, &x.api)))
+                    return 0;
+            }
+        }
+        if (!(p = fast_u(p, &x.slot)))
+            return 0;
+    }
+    if (compact_apply(r, t, &x, f, NULL, false) != 1)
+        return 0;
+    r->pos = (size_t)(p - r->map);
+    r->n_records++;
+    return t <= VT_REC_ALLOC_C_LAST ? VT_REC_ALLOC : VT_REC_FREE;
 }
 
 /* The event of a fast record, as vt_reader_next hands it out (cleared first, as decode's are). */
@@ -615,6 +861,12 @@ int vt_reader_next(vt_reader_t *r, vt_event_t *ev)
     if ((t == VT_REC_ALLOC || t == VT_REC_FREE) && r->size - start > FAST_RECORD_BYTES &&
         fast_record(r, start, t, &f)) {
         fast_event(ev, start, t, &f);
+        return 1;
+    }
+    unsigned et;
+    if (is_compact(r, t) && r->size - start > FAST_RECORD_BYTES &&
+        (et = fast_compact(r, start, t, &f))) {
+        fast_event(ev, start, et, &f);
         return 1;
     }
     memset(ev, 0, sizeof(*ev));
@@ -1096,8 +1348,10 @@ static int analyze(vt_reader_t *r, vt_analysis_t *a, uint64_t stop_after, bool u
         if (start >= r->mapped && start < r->size)
             populate(r);
         if (!a->recategorize && !r->state && start < r->size &&
-            ((t = r->map[start]) == VT_REC_ALLOC || t == VT_REC_FREE) &&
-            r->size - start > FAST_RECORD_BYTES && fast_record(r, start, t, &f)) {
+            r->size - start > FAST_RECORD_BYTES &&
+            (is_compact(r, (t = r->map[start]))
+                 ? (t = fast_compact(r, start, t, &f)) != 0
+                 : (t == VT_REC_ALLOC || t == VT_REC_FREE) && fast_record(r, start, t, &f))) {
             if (until && f.t_ns > t_ns)
                 break;
             uint8_t series = f.flags & VT_FLAG_SERIES_MASK;

@@ -129,6 +129,23 @@ typedef struct vt_trace_device_s {
     uint64_t total_bytes;
 } vt_trace_device_t;
 
+/* Format 1.2: the state the compact records lean on (vt_format.h), replayed as they are read. */
+typedef struct vt_trace_context_s {
+    uint32_t device, alloc_api, free_api; /* a thread's, as its last compact records left them */
+} vt_trace_context_t;
+
+typedef struct vt_trace_cache_entry_s {
+    uint64_t address, size_bytes;
+    uint8_t flags;
+} vt_trace_cache_entry_t;
+
+typedef struct vt_trace_slot_s {
+    uint64_t address;
+    uint32_t next; /* released: the next released slot down the stack */
+    uint8_t tag;   /* the series | VT_FLAG_HANDLE of its allocation */
+    uint8_t live;
+} vt_trace_slot_t;
+
 typedef struct vt_reader_s {
     const char *path;
     const uint8_t *map;
@@ -158,7 +175,15 @@ typedef struct vt_reader_s {
     uint64_t n_modules;
     uint32_t cap_modules;
     uint64_t dropped; /* the END record's count of events the library could not record */
-    size_t mapped;    /* internal: the mapping is populated (page tables filled) below this */
+    /* Format 1.2 and later: compact records (vt_format.h) and their state. */
+    bool compact;
+    uint32_t cur_thread;
+    vt_trace_context_t *contexts; /* by thread number, cap_contexts of them */
+    uint32_t cap_contexts;
+    vt_trace_cache_entry_t *cache; /* VT_FORMAT_STACK_CACHE entries */
+    vt_trace_slot_t *slots;
+    uint32_t n_slots, cap_slots, free_top;
+    size_t mapped; /* internal: the mapping is populated (page tables filled) below this */
 } vt_reader_t;
 
 /* vt_reader_open: maps path and checks its preamble. Returns 0, or -1 with the reason in

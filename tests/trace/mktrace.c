@@ -6,7 +6,7 @@
  *   usage: vt-mktrace OUT.vtr [SCRIPT]        (the script on stdin without SCRIPT)
  *
  * Lines ('#' comments; "quoted strings" may hold spaces; sizes take K/M/G/T, binary):
- *   version MAJOR MINOR                  the preamble's version (first line; default 1 0)
+ *   version MAJOR MINOR                  the preamble's version (first line; default 1 1)
  *   process t0=NS start=NS KEY=VALUE...  PROCESS (pid=, host=, exe=, cmdline=, RANK=, ...)
  *   device N NAME TOTAL                  DEVICE
  *   apis NAME...                         API_NAMES: api 0, 1, ... in order
@@ -188,7 +188,9 @@ int main(int argc, char **argv)
         return 1;
     }
     tb_t tb;
-    tb_init(&tb, VT_FORMAT_MAJOR, VT_FORMAT_MINOR);
+    /* Minor 1 unless the script says otherwise: the fixtures' records are the full forms, and
+     * their golden outputs name the version. */
+    tb_init(&tb, VT_FORMAT_MAJOR, TB_MINOR_FULL_FORMS);
     uint64_t n_allocs = 0, n_frees = 0, n_failed = 0, n_unmatched = 0;
     size_t truncate_at = SIZE_MAX;
     char line[4096], *tok[MAX_TOKENS];

@@ -11,6 +11,10 @@
 #include "vt_categories.h"
 #include "vt_format.h"
 
+/* The last minor version whose events are all full ALLOC and FREE records (format 1.1): the
+ * version of the golden fixtures that vt-mktrace makes. */
+#define TB_MINOR_FULL_FORMS 1
+
 typedef struct tb_s {
     uint8_t *buf;
     size_t len, cap;
