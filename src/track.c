@@ -121,7 +121,7 @@ static void count_in(const vt_alloc_t *a)
     }
 }
 
-static void count_out(const vt_alloc_t *a)
+static inline __attribute__((always_inline)) void count_out(const vt_alloc_t *a)
 {
     if (a->series < 0)
         return;
@@ -241,12 +241,12 @@ void vt_track_free_begin_at(unsigned series_mask, uint64_t key, vt_api_t api, vt
     vt_lock_give();
 }
 
-/* vt_track_free_end: ok is the real free's success. A failed free restores the entry and
- * counts a failure; a successful free of an address never seen counts as unmatched, never as
- * negative memory. A successful free whose FREE begin wrote takes no lock. */
-void vt_track_free_end(vt_free_t *f, bool ok, vt_api_t api)
+/* vt_track_free_end_rest: vt_track_free_end (vt_internal.h) when something is left to do. ok
+ * is the real free's success. A failed free restores the entry and counts a failure; a
+ * successful free of an address never seen counts as unmatched, never as negative memory. */
+void vt_track_free_end_rest(vt_free_t *f, bool ok, vt_api_t api)
 {
-    if (VT_LIKELY(ok && f->recorded))
+    if (ok && f->recorded)
         return;
     vt_lock_take();
     if (!ok) {

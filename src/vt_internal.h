@@ -242,7 +242,14 @@ static inline void vt_track_free_begin(unsigned series_mask, uint64_t key, vt_fr
 {
     vt_track_free_begin_at(series_mask, key, VT_API_NONE, f);
 }
-void vt_track_free_end(vt_free_t *f, bool ok, vt_api_t api);
+void vt_track_free_end_rest(vt_free_t *f, bool ok, vt_api_t api);
+/* vt_track_free_end: ok is the real free's success; nothing left to do (no call, no lock) when
+ * it worked and begin wrote the FREE, the usual case. */
+static inline void vt_track_free_end(vt_free_t *f, bool ok, vt_api_t api)
+{
+    if (!(ok && f->recorded))
+        vt_track_free_end_rest(f, ok, api);
+}
 void vt_track_failed_at(vt_api_t api, uint64_t requested_bytes, int error, int device,
                         const vt_callsite_t *cs, uint64_t free_bytes, uint64_t total_bytes);
 static inline void vt_track_failed(vt_api_t api)
