@@ -10,6 +10,7 @@
 #include <fcntl.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static vt_rules_t active_rules;
@@ -48,12 +49,27 @@ static int parse_into(vt_rules_t *rules, const char *text, size_t len, const cha
     return bad_line;
 }
 
-/* Reads the whole file into rules_text; returns its length or -errno. */
+/* read_rules_file's answer for a path that is neither a regular file nor a directory. */
+#define RULES_NOT_REGULAR (-100000L)
+
+/* Reads the whole file into rules_text; returns its length, -errno, or RULES_NOT_REGULAR. The
+ * open does not block and anything but a regular file is refused: a FIFO named by
+ * VRAMTRACE_RULES would otherwise stop the program inside our init until a writer came. */
 static long read_rules_file(const char *path)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
     if (fd < 0)
         return -errno;
+    struct stat st;
+    if (fstat(fd, &st) != 0) {
+        int err = errno;
+        close(fd);
+        return -err;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        close(fd);
+        return S_ISDIR(st.st_mode) ? -EISDIR : RULES_NOT_REGULAR;
+    }
     size_t used = 0;
     for (;;) {
         ssize_t n = read(fd, rules_text + used, sizeof rules_text - used);
@@ -81,7 +97,9 @@ void vt_categories_init(void)
         long len = read_rules_file(path);
         if (len < 0)
             vt_warn("cannot read rules '%s': %s; using the default rules", path,
-                    len == -EFBIG ? "larger than 64 KiB" : strerror((int)-len));
+                    len == -EFBIG              ? "larger than 64 KiB"
+                    : len == RULES_NOT_REGULAR ? "not a regular file"
+                                               : strerror((int)-len));
         else
             custom = parse_into(&active_rules, rules_text, (size_t)len, path) == 0;
     }

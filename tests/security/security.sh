@@ -8,7 +8,8 @@
 #   cloexec  a traced program's exec'd child does not inherit the trace's descriptor
 #   output   VRAMTRACE_OUTPUT relative, empty, too long, a too-long name, a missing directory,
 #            a symbolic link (to a file, dangling), a directory: as documented
-#   rules    VRAMTRACE_RULES relative, empty, too long, missing, a directory, a symbolic link
+#   rules    VRAMTRACE_RULES relative, empty, too long, missing, a directory, a symbolic link,
+#            a FIFO (refused at once: no wait for a writer)
 set -u
 case_=$1 vt=$2 lib=$3 sim=$4 prog=$5 plainprog=$6 sanitize=${7:-}
 tmp=$(mktemp -d) || exit 1
@@ -27,9 +28,10 @@ check() { # check WHAT CONDITION...
 env -i PATH="$PATH" LD_LIBRARY_PATH="$sim" "$plainprog" >plain.out 2>plain.err
 echo $? >plain.status
 traced() { # traced TAG VAR=VALUE...: the program preloaded; TAG.out, TAG.err, TAG.status
+    # (a hang is stopped after 60 s: status 124, not the program's)
     tag=$1
     shift
-    env -i PATH="$PATH" LD_LIBRARY_PATH="$sim" LD_PRELOAD="$lib" VRAMTRACE_QUIET=1 "$@" \
+    timeout 60 env -i PATH="$PATH" LD_LIBRARY_PATH="$sim" LD_PRELOAD="$lib" VRAMTRACE_QUIET=1 "$@" \
         "$plainprog" >"$tag.out" 2>"$tag.err"
     echo $? >"$tag.status"
 }
@@ -211,7 +213,11 @@ rules)
     traced directory VRAMTRACE_OUTPUT="$tmp/directory.vtr" VRAMTRACE_RULES="$tmp"
     same directory
     warns directory "vramtrace: cannot read rules '$tmp': Is a directory; using the default rules"
-    for t in empty long missing directory; do
+    mkfifo fifo.rules
+    traced fifo VRAMTRACE_OUTPUT="$tmp/fifo.vtr" VRAMTRACE_RULES="$tmp/fifo.rules"
+    same fifo
+    warns fifo "vramtrace: cannot read rules '$tmp/fifo.rules': not a regular file; using the default rules"
+    for t in empty long missing directory fifo; do
         check "$t: defaults, the trace written (weights $(weights $t.vtr))" \
             [ "$(allocs $t.vtr)" = 3 ] && [ "$(weights $t.vtr)" != 6291456 ]
     done
