@@ -1,8 +1,9 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # enospc.sh VRAMTRACE_BIN LIB SIMDIR PROGRAM NOFALLOC_LIB [inner]
-# ENOSPC on a real full file system (issue 10): the trace of `PROGRAM threads` (16 threads x
-# 5 000 pairs: a 1.5 MiB trace, which must stay above 1040 KiB) goes to a small tmpfs mounted for
+# ENOSPC on a real full file system (issue 10): the trace of `PROGRAM threads 12000` (16 threads
+# x 12 000 pairs: 1.8 MiB in format 1.2's compact records, 4.5 MiB in 1.1's; it must stay above
+# 1040 KiB, or the first case below fails saying the disk never filled) goes to a small tmpfs mounted for
 # the test, in a private mount namespace (unshare -m as root, unshare -rm otherwise; as root
 # without unshare, a plain mount undone on exit); exit 77 when neither can mount.
 #   1040 KiB: the first 1 MiB chunk fits, the second does not. The program's stdout and exit
@@ -53,7 +54,7 @@ check() { # check WHAT CONDITION...
 mnt=$tmp/mnt
 run() { # run TAG PRELOAD: PROGRAM threads traced into $mnt/t.vtr; TAG.out, TAG.err, TAG.status
     env -i PATH="$PATH" LD_LIBRARY_PATH="$sim" LD_PRELOAD="$2" VRAMTRACE_OUTPUT="$mnt/t.vtr" \
-        VTSIM_DEVICE_MEMORY=4G "$prog" threads >"$1.out" 2>"$1.err"
+        VTSIM_DEVICE_MEMORY=4G "$prog" threads 12000 >"$1.out" 2>"$1.err"
     echo $? >"$1.status"
 }
 tmpfs() { # tmpfs SIZE: a fresh tmpfs of SIZE at $mnt
@@ -64,7 +65,7 @@ tmpfs() { # tmpfs SIZE: a fresh tmpfs of SIZE at $mnt
     }
 }
 
-env -i PATH="$PATH" LD_LIBRARY_PATH="$sim" VTSIM_DEVICE_MEMORY=4G "$prog" threads \
+env -i PATH="$PATH" LD_LIBRARY_PATH="$sim" VTSIM_DEVICE_MEMORY=4G "$prog" threads 12000 \
     >plain.out 2>plain.err
 plain_status=$?
 check "the untraced run exits 0 ($plain_status)" [ "$plain_status" = 0 ]

@@ -4,7 +4,7 @@
  *   t_writer sigkill|abort|exit N   N allocations of 4 KiB, then SIGKILL / abort() / _exit(0)
  *   t_writer storm                  4 threads allocate and free until the main thread has seen
  *                                   20000 pairs, then SIGKILL in the middle of the storm
- *   t_writer threads                16 threads x 5000 pairs, normal exit
+ *   t_writer threads [N]            16 threads x N pairs (default 5000), normal exit
  *   t_writer fork                   1 MiB in the parent; the child allocates 2 MiB and leaves
  *                                   with _exit (like Python multiprocessing); parent frees
  *   t_writer hold SECONDS           one allocation, then sleep (holds the trace file)
@@ -109,12 +109,13 @@ int main(int argc, char **argv)
         raise(SIGKILL);
     }
     if (!strcmp(mode, "threads")) {
+        long per_thread = argc > 2 ? n : 5000;
         pthread_t t[16];
         for (int i = 0; i < 16; i++)
-            pthread_create(&t[i], NULL, pairs, (void *)5000L);
+            pthread_create(&t[i], NULL, pairs, (void *)per_thread);
         for (int i = 0; i < 16; i++)
             pthread_join(t[i], NULL);
-        printf("ready %d\n", 16 * 5000);
+        printf("ready %ld\n", 16 * per_thread);
         return 0;
     }
     if (!strcmp(mode, "fork")) {
