@@ -71,13 +71,28 @@ static void **slot_ptr(const slot_t *s)
     return (void **)((char *)&vt_real + s->real_offset);
 }
 
+/* Keeps the object that holds real loaded for the rest of the process: a slot keeps its
+ * pointer for good, and a program may dlclose the driver or the runtime and open it again at
+ * another address, where the old pointer would lead into unmapped or foreign code (a SIGSEGV
+ * traced that did not happen untraced: faults_dlmove). A dlopen(RTLD_NOLOAD) of the object's
+ * own name takes a reference that is never given back; the program's dlclose then leaves it
+ * mapped, which is all that differs. The main program (no name) is never unloaded anyway. */
+static void pin_object_of(void *real)
+{
+    Dl_info info;
+    if (dladdr(real, &info) && info.dli_fname && info.dli_fname[0])
+        (void)dlopen(info.dli_fname, RTLD_NOW | RTLD_NOLOAD);
+}
+
 /* Publishes a real pointer for a slot, unless it is one of our own exports (a driver built
  * without -Bsymbolic, or a lookup through RTLD_DEFAULT, hands those back: storing one would
- * recurse forever; HAMi-core PRs #215, #326). */
+ * recurse forever; HAMi-core PRs #215, #326), and pins its object when it is new to the slot. */
 static void slot_store(const slot_t *s, void *real)
 {
-    if (real && !vt_is_own_address(real))
-        __atomic_store_n(slot_ptr(s), real, __ATOMIC_RELEASE);
+    if (!real || vt_is_own_address(real))
+        return;
+    if (__atomic_exchange_n(slot_ptr(s), real, __ATOMIC_ACQ_REL) != real)
+        pin_object_of(real);
 }
 
 static bool is_runtime_slot(const slot_t *s)

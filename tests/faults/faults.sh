@@ -1,10 +1,12 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# faults.sh CASE VRAMTRACE LIB SIMDIR PROGRAM AFTER_LIB: t_faults CASE untraced and traced on the
+# faults.sh CASE VRAMTRACE LIB SIMDIR PROGRAM AFTER_LIB [DLMOVE]: t_faults CASE (case dlmove:
+# the program DLMOVE, t_dlmove) untraced and traced on the
 # simulated device (AFTER_LIB preloaded after vramtrace in the after-exit case). The output and the exit status must be the same (vramtrace never changes the program);
 # then the trace must hold what the case says.
 set -u
 case_=$1 vt=$2 lib=$3 sim=$4 prog=$5 after=$6
+[ "$case_" = dlmove ] && prog=$7
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
 cd "$tmp" || exit 1
@@ -18,11 +20,12 @@ check() { # check WHAT CONDITION...
     fi
 }
 args=$case_ plain_preload="" traced_preload=$lib
+[ "$case_" = dlmove ] && args=""
 [ "$case_" = segv ] && args="segv 20000"
 [ "$case_" = after-exit ] && plain_preload=$after traced_preload="$lib $after"
 # shellcheck disable=SC2086 # args are words
 env -i PATH="$PATH" LD_LIBRARY_PATH="$sim" VTSIM_DEVICE_MEMORY=4G LD_PRELOAD="$plain_preload" \
-    "$prog" $args >plain 2>/dev/null
+    "$prog" $args >plain 2>plain.err
 plain_status=$?
 # shellcheck disable=SC2086
 env -i PATH="$PATH" LD_LIBRARY_PATH="$sim" VTSIM_DEVICE_MEMORY=4G LD_PRELOAD="$traced_preload" \
@@ -55,6 +58,19 @@ after-exit)
     check "the three pairs before vramtrace's exit recorded: $(field allocs)" [ "$(field allocs)" = 3 ]
     check "nothing live" [ "$(field leaked_bytes)" = 0 ]
     check "no complaint on stderr: $(cat traced.err)" [ ! -s traced.err ]
+    ;;
+dlmove)
+    check "exit 0" [ "$plain_status" = 0 ]
+    # Untraced, each library really was unloaded and loaded elsewhere, or the case proves nothing.
+    at() { sed -n "s/^$1: at //p" plain.err; }
+    check "the driver moved untraced: $(at 'driver, first load') -> $(at 'driver, loaded again')" \
+        [ "$(at 'driver, first load')" != "$(at 'driver, loaded again')" ]
+    check "the runtime moved untraced: $(at 'runtime, first load') -> $(at 'runtime, loaded again')" \
+        [ "$(at 'runtime, first load')" != "$(at 'runtime, loaded again')" ]
+    json
+    check "the trace reads ($(cat report.err))" [ $? -eq 0 ]
+    check "all four pairs recorded: $(field allocs) allocs" [ "$(field allocs)" = 4 ]
+    check "all four freed" [ "$(field frees)" = 4 ]
     ;;
 dlclose)
     check "exit 0" [ "$plain_status" = 0 ]
