@@ -140,6 +140,8 @@ static int claim(const char *path)
         err = EPERM;
     else if (flock(fd, LOCK_EX | LOCK_NB) != 0)
         err = errno == EWOULDBLOCK ? EBUSY : errno;
+    else if ((st.st_mode & 07777) != 0600 && fchmod(fd, 0600) != 0)
+        err = errno; /* a stale trace of ours made 0644 by a copy: the new events are ours only */
     else if (ftruncate(fd, 0) != 0)
         err = errno;
     if (err) {
