@@ -613,6 +613,36 @@ static void test_arena_exhaustion(void)
     vt_track_reset();
 }
 
+/* A block larger than a chunk is its own mapping and goes back to the system when freed (the
+ * live table's old slot arrays); smaller ones stay for reuse. */
+static void test_arena_large_blocks(void)
+{
+    size_t before = vt_arena_mapped_bytes();
+    void *big = vt_arena_alloc((size_t)3 << 20); /* over a chunk: a mapping of its own */
+    VT_CHECK("a large block", big != NULL);
+    VT_CHECK_EQ("mapped for it, in pages", vt_arena_mapped_bytes() - before, (size_t)3 << 20);
+    ((char *)big)[((size_t)3 << 20) - 1] = 1; /* all of it writable */
+    vt_arena_free(big, (size_t)3 << 20);
+    VT_CHECK_EQ("given back", vt_arena_mapped_bytes(), before);
+    void *small = vt_arena_alloc(4096);
+    size_t with_small = vt_arena_mapped_bytes();
+    vt_arena_free(small, 4096);
+    VT_CHECK_EQ("a small block stays mapped", vt_arena_mapped_bytes(), with_small);
+    VT_CHECK("and is reused", vt_arena_alloc(4096) == small);
+    vt_arena_free(small, 4096);
+    /* A table that grows through several doublings keeps one slot array mapped, not all. */
+    vt_track_reset();
+    size_t empty = vt_arena_mapped_bytes();
+    for (uint64_t i = 0; i < 200000; i++)
+        vt_track_alloc(VT_SERIES_DEVICE, 0, 0x500000000000 + i * 512, 1, ALLOC);
+    size_t grown = vt_arena_mapped_bytes() - empty;
+    /* 200 000 entries of sizeof(vt_alloc_t) and one array of 2^19 slots (load <= 1/2): with the
+     * old arrays kept it was about twice the array more. */
+    VT_CHECK("old slot arrays not kept",
+             grown < 200000 * (sizeof(vt_alloc_t) + 64) + ((size_t)16 << 20));
+    vt_track_reset();
+}
+
 /* ---- threads ----------------------------------------------------------------------------- */
 
 #define N_THREADS 8
@@ -675,6 +705,7 @@ int main(void)
     test_drop_device();
     test_fork_child();
     test_arena_exhaustion();
+    test_arena_large_blocks();
     test_threads();
     return vt_test_done();
 }
