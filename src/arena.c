@@ -38,8 +38,14 @@ static void *arena_map_default(size_t bytes)
 }
 VT_TEST_MUTABLE vt_arena_map_fn vt_arena_map = arena_map_default;
 
-/* A block larger than a chunk (a grown table's slot array) is a mapping of its own, of its
- * size rounded to pages rather than to a power of two, and goes back to the system when freed. */
+/* A block whose class is larger than a chunk (a grown table's slot array) is a mapping of its
+ * own, of its size rounded to pages rather than to a power of two (large_bytes), and goes back
+ * to the system when freed. */
+static bool is_large(unsigned c)
+{
+    return ((size_t)1 << (c + ARENA_MIN_SHIFT)) > ARENA_CHUNK_BYTES;
+}
+
 static size_t large_bytes(size_t bytes)
 {
     return (bytes + 4095) & ~(size_t)4095;
@@ -52,7 +58,7 @@ static void *arena_alloc(size_t bytes, bool zero)
     if (c >= ARENA_N_CLASSES)
         return NULL;
     size_t class_bytes = (size_t)1 << (c + ARENA_MIN_SHIFT);
-    if (class_bytes > ARENA_CHUNK_BYTES) { /* its own mapping, of its own size (fresh: zero) */
+    if (is_large(c)) { /* its own mapping, of its own size (fresh: zero) */
         char *p = vt_arena_map(large_bytes(bytes));
         if (p)
             arena_mapped_bytes += large_bytes(bytes);
@@ -99,13 +105,13 @@ void *vt_arena_alloc_unzeroed(size_t bytes)
  * A block larger than a chunk goes back to the system (large_bytes): the live table only
  * grows, so the slot array it leaves behind at each doubling would otherwise stay mapped on a
  * free list nothing asks from again (bench/footprint: 299 bytes per live allocation at 200 000,
- * old slot arrays and power-of-two rounding; 162 now). */
+ * old slot arrays and power-of-two rounding; 204 now). */
 void vt_arena_free(void *p, size_t bytes)
 {
     if (!p)
         return;
     unsigned c = size_class(bytes);
-    if (((size_t)1 << (c + ARENA_MIN_SHIFT)) > ARENA_CHUNK_BYTES) {
+    if (is_large(c)) {
         if (munmap(p, large_bytes(bytes)) == 0)
             arena_mapped_bytes -= large_bytes(bytes);
         return;
