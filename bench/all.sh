@@ -1,12 +1,12 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # all.sh [-b BUILD_DIR] [-r RUNS] [-n ANALYZER_EVENTS] [-H] [-B]
-# Every benchmark of issue 9 with one command, as one markdown table: the capture side
+# Every benchmark with one command, as one markdown table: the capture side
 # (bench/capture.sh: cost per pair, threads, trace size, memory) and the analyzer
 # (bench/analyzer.sh: the rate and peak RSS of `report`, `timeline --csv` and `export --format
 # perfetto`, with the I/O floor and heaptrack_print beside them).
 # Small by default, so that it runs in a few minutes on a busy 2-CPU machine; -B for the sizes
-# of issue 9 (more runs and pairs, 10 M analyzer events).
+# of docs/benchmarks.md (more runs and pairs, 10 M analyzer events).
 #   -b BUILD_DIR        the CMake build directory (default: build)
 #   -r RUNS             runs of each capture variant (default: 5; 9 with -B)
 #   -n ANALYZER_EVENTS  events of the analyzer's trace (default: 2000000; 10000000 with -B;

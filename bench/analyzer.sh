@@ -7,7 +7,8 @@
 # single-threaded), RUNS times each, output to /dev/null; the best run gives events/s, and the
 # last column is the largest peak RSS of the runs (GNU time's %M; "-" without /usr/bin/time).
 # The trace is read through a file mapping, so the RSS includes the pages of the file touched.
-# Targets: issue 6 >= 20 M events/s for report; issue 9 >= 50 M, RSS bounded by the live set.
+# Targets (docs/performance.md): >= 20 M events/s for report, 50 M as the stretch; RSS bounded
+# by the live set.
 # Side by side, two baselines:
 #   - the I/O floor: `cat FILE >/dev/null` and `wc -l FILE` on the same file, page cache warm
 #     (`wc -l`, not `wc -c`: GNU wc -c of a regular file takes its size from fstat, reads nothing);

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 # capture.sh [-b BUILD_DIR] [-r RUNS] [-n PAIRS] [-p PY_PAIRS] [-t THREAD_PAIRS] [-e EVENTS]
 #            [-H] [-s]
-# The capture-side benchmarks of issue 9, as rows of one markdown table (docs/performance.md,
+# The capture-side benchmarks, as rows of one markdown table (docs/performance.md,
 # "Capture benchmarks"). Every timed figure is the median of RUNS runs; the runs of all the
 # variants of one benchmark are interleaved (one of each per round), so drift in the machine's
 # speed hits them alike. added = variant - untraced, both medians.

@@ -82,7 +82,7 @@ for path in driver runtime; do
 done
 
 # Trace size: one more traced run into a fresh file, its bytes over its allocation and free
-# records (as `vramtrace report` counts them). Target of the trace issue: <= 12 bytes per event.
+# records (as `vramtrace report` counts them). Target: <= 12 bytes per event (docs/performance.md).
 vt=$build/tools/vramtrace
 if [ -x "$vt" ]; then
     rm -f "$tmp"/size.*

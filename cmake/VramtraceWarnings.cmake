@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-# vt_target_flags(TARGET): the compile flags every vramtrace C target gets (STYLE.md §8), set per
+# vt_target_flags(TARGET): the compile flags every vramtrace C target gets (docs/style.md, "Build"), set per
 # target, never directory-wide.
 function(vt_target_flags target)
   target_compile_options(${target} PRIVATE

@@ -30,7 +30,7 @@ static unsigned size_class(size_t bytes)
     return shift - ARENA_MIN_SHIFT;
 }
 
-/* The seam tests use to make the arena fail (STYLE §7: jemalloc JET_MUTABLE). */
+/* The seam tests use to make the arena fail (docs/style.md, "Tests"; jemalloc JET_MUTABLE). */
 static void *arena_map_default(size_t bytes)
 {
     void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);

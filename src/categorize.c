@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* Call-site and category of each allocation, decided in-process so that live bytes per
- * category exist at every moment, an OOM too (DESIGN.md §3). The stack is captured raw and
+ * category exist at every moment, an OOM too (docs/design.md, "Categories"). The stack is captured raw and
  * interned; the frame rules are evaluated once per unique stack (symbol names through dladdr,
  * outside vt_lock because dladdr takes the loader lock) and the first one that matches is cached
  * on the stack's node; per allocation only the phase, thread and API rules before it are tried. */

@@ -2,7 +2,7 @@
 # Writes the anonymous version script of libvramtrace.so from hooks.def, so the exported names
 # cannot drift from the hook table: every VT_HOOK_CU / VT_HOOK_RT row, dlsym, the annotation
 # API and NVTX's tool entry point (nvtx.c). Anonymous on purpose: a named version node silently
-# stops interposition (reference/interception.md §0 item 8). tests/exports.expected pins the
+# stops interposition (docs/style.md, "Build"). tests/exports.expected pins the
 # result.
 function(vt_write_exports_map hooks_def out)
   file(STRINGS ${hooks_def} rows REGEX "^VT_HOOK_(CU|RT)\\(")

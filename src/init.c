@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* Process-wide capture state: the lazy UNINIT -> INITING -> ON / OFF state machine every shim
- * goes through (STYLE §3.4), the fork-child reset and the annotation state. Init may run inside
+ * goes through (hook rule 4, docs/design.md), the fork-child reset and the annotation state. Init may run inside
  * any hook, before our constructor and in a fork child, so nothing here allocates or uses
  * stdio or getenv; the only non-AS-safe calls are pthread_atfork and setenv (vt_nvtx_init), each
  * made once. */
@@ -31,7 +31,7 @@ vt_state_t vt_init_decide(bool secure, bool disabled)
     return secure || disabled ? VT_STATE_OFF : VT_STATE_ON;
 }
 
-/* Fork (STYLE §3.11): the table lock is taken across fork so the child never inherits it
+/* Fork (hook rule 11): the table lock is taken across fork so the child never inherits it
  * mid-update; the child then forgets the parent's allocations and starts over. */
 static void atfork_prepare(void)
 {
@@ -117,7 +117,7 @@ vt_state_t vt_state(void)
 }
 
 /* vt_shutdown: final; shims forward without recording from now on, CUDA tears down after us
- * (STYLE §3.12). Later this flushes the trace first. AS-safe. */
+ * (hook rule 12); vt_preload_dtor writes the summary and closes the trace after it. AS-safe. */
 void vt_shutdown(void)
 {
     __atomic_store_n(&vt_state_word, VT_STATE_OFF, __ATOMIC_RELEASE);
@@ -145,8 +145,8 @@ void vt_set_paused(bool paused)
     vt_log(2, "%s", paused ? "paused" : "resumed");
 }
 
-/* vt_mark: vramtrace_mark. For now it only counts and, at VRAMTRACE_VERBOSE >= 2, logs the
- * label; the trace writer will record it as an event. AS-safe. */
+/* vt_mark: vramtrace_mark: counts the mark, records it in the trace (a MARK record) and, at
+ * VRAMTRACE_VERBOSE >= 2, logs the label. AS-safe. */
 void vt_mark(const char *label)
 {
     atomic_fetch_add_explicit(&vt_n_marks_, 1, memory_order_relaxed);

@@ -2,7 +2,7 @@
 /* NVTX v3 ranges as phases. NVTX is header-only: every DSO that uses it carries its own copy, and
  * each copy, at its first call, dlopen()s $NVTX_INJECTION64_PATH and calls the library's exported
  * InitializeInjectionNvtx2 (nvtx3/nvtxDetail/nvtxInit.h); LD_PRELOAD alone is never discovered
- * (reference/interception.md §6.1, pitfall 19). So init points the variable at this library when
+ * (docs/nvtx.md). So init points the variable at this library when
  * nobody else has, and InitializeInjectionNvtx2, called once per NVTX copy, writes our handlers
  * into that copy's callback table. Push/pop ranges become the per-thread phase path of
  * categorize.c; start/end ranges and marks are recorded but leave the path alone (docs/nvtx.md).

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* The exported entry points of libvramtrace.so, and nothing else: thin shims over the core
- * (heaptrack_preload.cpp), one per row of hooks.def, each of the shape of STYLE §3: guard,
+ * (heaptrack_preload.cpp), one per row of hooks.def, each of the shape of docs/design.md's hook rule 1: guard,
  * forward, record on success, return the real result unchanged. The dlsym export is in
  * resolve.c. Every export is listed in exports.map and tests/exports.expected. */
 #define VRAMTRACE_BUILDING_LIBRARY 1
@@ -281,7 +281,7 @@ VT_EXPORT CUresult cuMemAllocManaged(CUdeviceptr *dptr, size_t bytesize, unsigne
     return rc;
 }
 
-/* A free: out of the table before the real call (STYLE §3.9), back in if it fails. */
+/* A free: out of the table before the real call (hook rule 9), back in if it fails. */
 static CUresult free_device(__typeof__(&cuMemFree_v2) real, CUdeviceptr dptr, vt_api_t api)
 {
     vt_free_t f;

@@ -71,7 +71,7 @@ static struct {
 /* The frame-name cache: the string id of "path/file.py:function" by the identity of the code
  * object's co_filename and co_name objects. A Python loop at depth 64 spent ~0.65 us per frame
  * per allocation on two attribute lookups by C string, a UTF-8 copy and the interning under
- * vt_lock (docs/benchmarks.md, "Targets of issue 9"); a hit costs two lookups by interned name
+ * vt_lock (docs/benchmarks.md, "Targets"); a hit costs two lookups by interned name
  * and two compares.
  *
  * Why it is exact: a slot holds a strong reference to both str objects, so neither can be freed

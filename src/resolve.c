@@ -2,7 +2,7 @@
 /* Where the real CUDA functions come from, and the two doors that hand out our wrappers
  * instead: the exported dlsym (static cudart, cuBLAS, cuDNN, NCCL and XLA look the driver up
  * with it) and the substitution step behind cuGetProcAddress and cudaGetDriverEntryPoint
- * (reference/interception.md §0, §2a, §2b). Everything here is AS-safe after the first call:
+ * (docs/design.md, doors 1 and 2). Everything here is AS-safe after the first call:
  * dlsym/dladdr/dlopen(RTLD_NOLOAD) only, no malloc of our own. */
 #include "vt_internal.h"
 
@@ -172,7 +172,7 @@ VT_NO_SANITIZE void *vt_dlsym_intercept(void *handle, const char *name)
 /* The exported dlsym. glibc takes the caller of dlsym(RTLD_NEXT, …) and dlsym's error state
  * from the return address, so the forward must be a jump that leaves the caller's return
  * address in place — at every optimisation level, which C cannot promise (HAMi-core PR #315;
- * interception.md §2a). The stub keeps the two argument registers across the intercept call
+ * door 1 of docs/design.md). The stub keeps the two argument registers across the intercept call
  * and tail-jumps to glibc when it returns NULL. */
 #if defined(__x86_64__)
 __asm__(".text\n"

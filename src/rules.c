@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* Category rules: `<category> <field>:<glob>` per line, `#` comments, first matching line wins
- * (DESIGN.md §5). The parser and the glob matcher use no allocation and no stdio, so the same
+ * (docs/categories.md). The parser and the glob matcher use no allocation and no stdio, so the same
  * file serves libvramtrace.so (on the recording path's slow side, once per unique stack) and
  * the CLI. */
 #include "vt_categories.h"

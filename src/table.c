@@ -11,12 +11,10 @@
 
 bool vt_table_oom; /* uthash's out-of-memory flag (stacks.c, strings.c); the table returns NULL */
 
-/* Issue 9: the chained uthash table walked one 128-byte entry (one cache line) per chain step,
- * hashed the key twice per allocation (the "already live?" find, then HASH_ADD) and freed and
- * rebuilt its bucket array whenever the last entry left. Here a lookup reads consecutive 24-byte
- * slots, usually one cache line, and compares keys there without touching an entry; the
- * insert that follows a missed find reuses that find's hash and empty slot; and the slot array,
- * once made, stays until vt_table_release. */
+/* A lookup reads consecutive 24-byte slots, usually one cache line, and compares keys there
+ * without touching an entry; the insert that follows a missed find reuses that find's hash and
+ * empty slot; and the slot array, once made, stays until vt_table_release, so a table that
+ * empties and fills again per pair rebuilds nothing (docs/performance.md, "The live table"). */
 typedef struct slot_s {
     uint64_t key;
     uint32_t space;

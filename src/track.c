@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The core the shims call and the tests link directly (heaptrack libheaptrack.cpp): it keeps
  * the live table, the live bytes and peaks per series and device, and the call totals. One
- * lock, vt_lock, guards all of it and is never held across a CUDA call (STYLE §3.8). No
+ * lock, vt_lock, guards all of it and is never held across a CUDA call (hook rule 8, docs/design.md). No
  * malloc, no stdio: everything is AS-safe (vt_lock is an atomic word and the futex system
  * call). */
 #include "vt_internal.h"
@@ -15,8 +15,8 @@
 /* vt_lock: a futex lock (Drepper, "Futexes Are Tricky", mutex 3): 0 free, 1 held, 2 held with
  * waiters maybe asleep. Uncontended, a round trip is one compare-exchange and one exchange,
  * against ~45 instructions of glibc's pthread_mutex_lock + unlock, and a pair of allocation and
- * free takes it twice (issue 9: three glibc round trips were ~190 of the ~1 470 instructions a
- * pair added at depth 0). Like a default pthread mutex it is not recursive and not fair. Unlike
+ * free takes it twice (three glibc round trips were ~190 of the ~1 470 instructions a pair
+ * added at depth 0: docs/benchmarks.md). Like a default pthread mutex it is not recursive and not fair. Unlike
  * one, it may be reset in the fork child (vt_track_after_fork_child) without undefined
  * behaviour, and it is AS-safe. ThreadSanitizer sees the acquire and release of the atomics. */
 static atomic_int vt_lock_word;
@@ -207,7 +207,7 @@ uint64_t vt_track_alloc_at(vt_series_t series, int device, uint64_t key, uint64_
 /* vt_track_free_begin_at: takes key out of the first series of series_mask (VT_MASK bits)
  * that holds it, before the real free runs, keeping a copy in *f so vt_track_free_end can put
  * it back if the free fails. With an API (not VT_API_NONE) the free is also counted and its
- * FREE written now, before the real free (STYLE §3.9, heaptrack): the driver cannot have handed
+ * FREE written now, before the real free (hook rule 9, heaptrack): the driver cannot have handed
  * the address to another thread yet, so that thread's ALLOC of it always follows this FREE in
  * the trace (written after the real free, it could precede it, and a reader would then drop
  * the new allocation), and a successful free, the usual case, takes vt_lock once instead of
@@ -583,7 +583,7 @@ void vt_track_unlock(void)
 }
 
 /* The fork child (single-threaded): the lock is held by our prepare handler, in this very
- * thread, and the inherited live set is the parent's memory, not the child's (STYLE §3.11).
+ * thread, and the inherited live set is the parent's memory, not the child's (hook rule 11).
  * The lock word is simply set free (with a release store, so ThreadSanitizer sees an unlock):
  * the parent's threads that waited on it do not exist here. */
 void vt_track_after_fork_child(void)

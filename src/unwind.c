@@ -52,7 +52,7 @@ static int find_self(struct dl_phdr_info *info, size_t size, void *data)
 /* vt_backtrace: unw_backtrace, except under ThreadSanitizer (VRAMTRACE_SANITIZE=thread). There
  * unw_backtrace's per-thread trace cache, whose TSD destructor re-arms itself to run in the last
  * destructor round, runs after TSan has retired the exiting thread and crashes inside TSan's
- * mutex interceptor (t_cap_threads, 2026-11; TSan's own thread teardown plays the same last-round
+ * mutex interceptor (seen in t_cap_threads; TSan's own thread teardown plays the same last-round
  * trick). The step-by-step unwind has no trace cache; it is slower, and only in that build. */
 static int vt_backtrace(void **raw, int n_max)
 {

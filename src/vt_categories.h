@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* The memory categories (exact names: DESIGN.md §5) and the category rules that decide them:
+/* The memory categories (exact names: docs/design.md, "Contracts") and the category rules that decide them:
  * the syntax, the built-in defaults, and a parser and matcher that allocate nothing, shared
  * by libvramtrace.so (capture time) and the vramtrace CLI (report time, `rules --defaults`). */
 #ifndef VT_CATEGORIES_H

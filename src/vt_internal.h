@@ -80,7 +80,7 @@ int vt_parse_size(const char *s, unsigned long long *out);
 /* ---- init.c ----------------------------------------------------------------------------- */
 typedef enum vt_state_e { VT_STATE_UNINIT, VT_STATE_INITING, VT_STATE_ON, VT_STATE_OFF } vt_state_t;
 
-/* Reentrancy guard for hooks (STYLE §3.3); initial-exec so reading it never allocates. */
+/* Reentrancy guard for hooks (hook rule 3, docs/design.md); initial-exec so reading it never allocates. */
 extern __thread int vt_in_hook __attribute__((tls_model("initial-exec")));
 
 /* The state, pause and CUDA-used flags, read inline by every shim (__atomic builtins). */
@@ -88,7 +88,7 @@ extern int vt_state_word;
 extern bool vt_paused_word;
 extern bool vt_cuda_used_word;
 void vt_ensure_init_slow(void);
-/* vt_ensure_init: makes sure init has run; one acquire load once it has (STYLE §3.4). */
+/* vt_ensure_init: makes sure init has run; one acquire load once it has (hook rule 4). */
 static inline void vt_ensure_init(void)
 {
     int s = __atomic_load_n(&vt_state_word, __ATOMIC_ACQUIRE);
@@ -124,7 +124,7 @@ static inline bool vt_cuda_used(void)
 }
 unsigned long vt_n_marks(void);
 
-/* Function pointers tests replace to inject faults (STYLE §7, jemalloc JET_MUTABLE). They stay
+/* Function pointers tests replace to inject faults (docs/style.md, "Tests"; jemalloc JET_MUTABLE). They stay
  * writable in every build because one object library serves both the preload and the unit
  * tests; they are hidden, so the traced program cannot reach them. */
 #define VT_TEST_MUTABLE
@@ -213,7 +213,7 @@ typedef struct vt_totals_s {
     uint64_t n_dropped;         /* events lost because the table could not grow */
 } vt_totals_t;
 
-/* A free in two steps around the real call (STYLE §3.9): begin removes the entry before the
+/* A free in two steps around the real call (hook rule 9): begin removes the entry before the
  * driver can hand the address out again, and (given the API) records the FREE; end commits or
  * puts it back. */
 typedef struct vt_free_s {

@@ -157,7 +157,7 @@ static bool ends_with(const char *s, const char *suffix)
     return n >= m && strcmp(s + n - m, suffix) == 0;
 }
 
-/* The naming of DESIGN.md §5: VRAMTRACE_OUTPUT=FILE.vtr is exactly the file of the first
+/* The naming of docs/design.md, "Output naming": VRAMTRACE_OUTPUT=FILE.vtr is exactly the file of the first
  * process of the tree that records (the traced command); any other process writes
  * FILE.<pid>.vtr beside it. A value without .vtr is a prefix: PREFIX.<pid>.vtr. */
 static int open_trace(void)

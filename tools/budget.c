@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* The theoretical budget (reference/budget.md §8): the key table, defaults, parameter counts
+/* The theoretical budget (docs/budget.md): the key table, defaults, parameter counts
  * walked from the architecture, per-layer activations, model states, data, overheads and the
  * naive hand estimate. All arithmetic is uint64_t with overflow checks; a division that does
  * not come out even rounds up (the GPU holding the larger share is the one that runs out), except
@@ -633,7 +633,7 @@ int vt_budget_resolve(const vt_budget_model_t *m, vt_budget_model_t *out, char *
                     "bad value '%" PRIu64 "' for 'tp': act_profile %s has no tensor "
                     "parallelism (use ideal16 or ideal32)",
                     r.tp, profile_names[r.act_profile]);
-    /* §8.3.5: gradients released by zero_grad(set_to_none=True) are still counted in the
+    /* The peak: gradients released by zero_grad(set_to_none=True) are still counted in the
      * forward-backward phase unless the user says they are not persistent: "add g to phase_fb
      * only as a conservative upper bound". */
     if (r.grads_persistent < 0)
@@ -654,11 +654,11 @@ int vt_budget_resolve(const vt_budget_model_t *m, vt_budget_model_t *out, char *
     if (!GIVEN(&r, KEY_CNN_AMP_FIXED))
         r.cnn_amp_act_fixed = GIVEN(&r, KEY_CNN_AMP_ACT) ? 0 : r.cnn_act_fixed;
     if (!GIVEN(&r, KEY_CUDA_CONTEXT))
-        r.cuda_context_bytes = 300u << 20; /* lazy module loading: 274-400 MiB (§5) */
+        r.cuda_context_bytes = 300u << 20; /* lazy module loading: 274-400 MiB measured */
     if (!GIVEN(&r, KEY_N_CUBLAS_WS))
-        r.n_cublas_ws = 2; /* main thread and autograd's backward thread (§5) */
+        r.n_cublas_ws = 2; /* main thread and autograd's backward thread */
     if (!GIVEN(&r, KEY_CUBLAS_WS_BYTES))
-        r.cublas_ws_bytes = 8519680; /* :4096:2:16:8, before Hopper (§5) */
+        r.cublas_ws_bytes = 8519680; /* :4096:2:16:8, before Hopper */
     if (!GIVEN(&r, KEY_ZERO_BUCKET_ELEMS))
         r.zero_bucket_elems = 500000000;
     *out = r;
@@ -687,7 +687,7 @@ static uint64_t tensor(walk_t *w, uint64_t rows, uint64_t cols, uint64_t copies)
     w->largest_tensor = max2(w->largest_tensor, n);
     w->adafactor = add(c, w->adafactor, mul(c, copies, cols ? 4 * (rows + cols) : 4 * n));
     /* bitsandbytes: uint8 m and v plus one fp32 absmax per 256 elements each; tensors under
-     * min_8bit_size = 4096 elements keep 32-bit states (budget.md §1.1). */
+     * min_8bit_size = 4096 elements keep 32-bit states. */
     uint64_t s8 = n >= 4096 ? add(c, mul(c, 2, n), mul(c, 8, div_up(n, 256))) : mul(c, 8, n);
     w->adam8bit = add(c, w->adam8bit, mul(c, s8, copies));
     return n;
@@ -802,8 +802,8 @@ static int walk(const vt_budget_model_t *r, walk_t *w, ck_t *c)
 /* ------------------------------------------------------------------ activations */
 
 /* vt_budget_layer: one layer's stored activations and, under full checkpointing, the layer
- * rebuilt in backward (budget.md §2.2 for ideal16/ideal32, §2.4 for the eager profiles).
- * fp32_eager is ideal32 plus the LayerNorm mean/rstd (16 B per token), as B6 of §9.4. */
+ * rebuilt in backward (docs/budget.md, "The realistic model").
+ * fp32_eager is ideal32 plus the LayerNorm mean/rstd (16 B per token), as vector B6. */
 int vt_budget_layer(const vt_budget_layer_t *l, uint64_t *stored, uint64_t *transient)
 {
     ck_t c = {0};
@@ -860,7 +860,7 @@ static void layer_of(const vt_budget_model_t *r, vt_budget_layer_t *l)
     l->gated = r->gated_mlp > 0, l->flash = r->flash_attention > 0, l->sp = r->sp > 0;
     l->ckpt = r->checkpointing, l->t = r->tp;
     l->n_qkv = r->n_qkv_linears;
-    /* HF's Python gelu_new under autocast: pow runs in fp32, tanh and mul keep fp32 (§2.4). */
+    /* HF's Python gelu_new under autocast: pow runs in fp32, tanh and mul keep fp32. */
     l->act_extra = r->activation == VT_ACT_GELU_NEW ? 48 : 0;
 }
 
@@ -879,7 +879,7 @@ int vt_budget_naive(const vt_budget_model_t *r, vt_budget_naive_t *out)
     out->bytes_per_param = B;
     out->weights = mul(&c, P, B);
     out->gradients = out->weights;
-    /* The seed: "Adam doubles" (m and v in the parameters' dtype); one state for momentum and
+    /* The hand estimate: "Adam doubles" (m and v in the parameters' dtype); one state for momentum and
      * Lion, none for SGD; 8-bit Adam keeps two 1-byte states, Adafactor's factored ones round
      * to nothing (its beta1 variant keeps one full state). */
     switch (r->optimizer) {
@@ -920,13 +920,13 @@ int vt_budget_realistic(const vt_budget_model_t *r, vt_budget_realistic_t *o)
         Pmm = r->p_matmul;
     else if (have_arch && is_transformer(r->family))
         Pmm = w.p_matmul < P ? w.p_matmul : P;
-    /* ResNet: the measured cast cache is 2 B for every parameter, BatchNorm included (§4). */
+    /* ResNet: the measured cast cache is 2 B for every parameter, BatchNorm included. */
     uint64_t largest = GIVEN(r, KEY_LARGEST_LAYER) ? r->largest_layer_params
                        : have_arch                 ? w.largest_module
                                                    : 0;
     o->params = P, o->p_matmul = Pmm, o->largest_layer_params = largest;
 
-    /* Model states (§1.1, §8.3.1): bytes per parameter by regime; the fp32 master copy of the
+    /* Model states: bytes per parameter by regime; the fp32 master copy of the
      * 16-bit regimes is optimizer state. */
     uint64_t wb = 4, gb = 4, master = 0;
     switch (r->regime) {
@@ -979,7 +979,7 @@ int vt_budget_realistic(const vt_budget_model_t *r, vt_budget_realistic_t *o)
         o->zero3_gather = mul(&c, 4, largest); /* 16-bit params + grads of the largest layer */
     }
 
-    /* Activations (§8.3.2) and data (§8.3.3). */
+    /* Activations and data. */
     uint64_t b = r->batch, s = r->seq, V = r->vocab;
     int lm_head = r->head == VT_HEAD_LM || r->head == VT_HEAD_MLM;
     if (is_transformer(r->family)) {
@@ -1035,12 +1035,12 @@ int vt_budget_realistic(const vt_budget_model_t *r, vt_budget_realistic_t *o)
         add(&c, add(&c, add(&c, o->weights, o->weights_cast), add(&c, o->gradients, o->optimizer)),
             add(&c, add(&c, o->zero3_gather, o->activations), o->data));
 
-    /* Overheads (§8.3.4), apart from the total. */
+    /* Overheads, apart from the total. */
     o->overhead_context = r->cuda_context_bytes;
     o->overhead_cublas = mul(&c, r->n_cublas_ws, r->cublas_ws_bytes);
     o->overhead_nccl = r->nccl_bytes;
     o->overhead_ddp = N > 1 && r->zero_stage == 0 && !(r->ddp_bucket_view > 0) ? o->gradients : 0;
-    /* DeepSpeed's reduce and allgather buckets, 16-bit (§1.2). */
+    /* DeepSpeed's reduce and allgather buckets, 16-bit. */
     o->overhead_zero = r->zero_stage >= 1 && N > 1 ? mul3(&c, 2, r->zero_bucket_elems, 2) : 0;
     o->overhead =
         add(&c, add(&c, add(&c, o->overhead_context, o->overhead_cublas), o->overhead_nccl),
@@ -1053,7 +1053,7 @@ int vt_budget_realistic(const vt_budget_model_t *r, vt_budget_realistic_t *o)
         o->transient_step = mul(&c, 4, have_arch ? w.largest_tensor : largest);
     o->transient = max2(max2(o->transient_logits, o->transient_recompute), o->transient_step);
 
-    /* Peak (§8.3.5). */
+    /* Peak. */
     uint64_t fb = add(&c, add(&c, add(&c, o->weights, o->weights_cast), o->optimizer),
                       add(&c, add(&c, o->zero3_gather, o->activations), o->data));
     if (r->grads_persistent > 0)

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* The theoretical memory budget of a training run (reference/budget.md §8): the seed's naive
- * hand estimate and the realistic model, in integer bytes per GPU. A model is built from
+/* The theoretical memory budget of a training run (docs/budget.md): the naive hand
+ * estimate and the realistic model, in integer bytes per GPU. A model is built from
  * `key = value` settings (vt_budget_model_set), resolved (defaults, checks) and computed; the
  * CLI (cmd_budget.c) and the report's side-by-side comparison both call this, so nothing here
  * prints: errors come back as one-line messages in a caller's buffer. */
@@ -114,7 +114,7 @@ typedef struct vt_budget_model_s {
     unsigned char set[VT_BUDGET_MAX_KEYS]; /* set[i]: key i of the key table was given */
 } vt_budget_model_t;
 
-/* One transformer layer's saved activations (budget.md §2.2, §2.4). */
+/* One transformer layer's saved activations. */
 typedef struct vt_budget_layer_s {
     uint64_t s, b, h, a, kv, f;
     vt_budget_profile_t profile; /* resolved: never _DEFAULT */
@@ -138,12 +138,12 @@ typedef struct vt_budget_realistic_s {
     uint64_t act_layer, act_layers, act_extra, act_logits, activations;
     uint64_t data;
     uint64_t total; /* weights + weights_cast + gradients + optimizer + zero3_gather +
-                       activations + data (budget.md §9.4) */
+                       activations + data, as the vectors count it */
     uint64_t overhead_context, overhead_cublas, overhead_nccl, overhead_ddp, overhead_zero;
     uint64_t overhead; /* static: the five above */
     uint64_t transient_logits, transient_recompute, transient_step;
     uint64_t transient; /* the largest of the three */
-    uint64_t peak;      /* §8.3.5: max(forward/backward, step) + static overhead */
+    uint64_t peak;      /* max(forward/backward, step) + static overhead */
 } vt_budget_realistic_t;
 
 /* Both results of one computation; `method` says which are filled. */
@@ -153,7 +153,7 @@ typedef struct vt_budget_s {
     vt_budget_realistic_t realistic;
 } vt_budget_t;
 
-/* The category names of DESIGN.md §5 that a budget fills, in report order. */
+/* The category names (docs/design.md, "Contracts") that a budget fills, in report order. */
 extern const char *const vt_budget_categories[5];
 
 /* Key table, for help and documentation: name, accepted values, default. */
@@ -181,7 +181,7 @@ int vt_budget_layer(const vt_budget_layer_t *l, uint64_t *stored, uint64_t *tran
 int vt_budget_naive(const vt_budget_model_t *resolved, vt_budget_naive_t *out);
 int vt_budget_realistic(const vt_budget_model_t *resolved, vt_budget_realistic_t *out);
 
-/* Other tools' estimators, reproduced (budget.md §1.2, §1.3, §9.5). Byte results, floored as
+/* Other tools' estimators, reproduced (DeepSpeed's and accelerate's; the compatibility vectors). Byte results, floored as
  * the tools' Python does. */
 typedef enum vt_ds_offload_e {
     VT_DS_OFFLOAD_NONE = 0,

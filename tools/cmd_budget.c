@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* `vramtrace budget`: the theoretical memory budget of a model (budget.[ch]) as a table per
- * category with the formula used, as JSON, or as a what-if table of the seed's remedies. The
+ * category with the formula used, as JSON, or as a what-if table of the usual remedies. The
  * model comes from `--model FILE` and key=value arguments, the arguments overriding the file.
  * Exit statuses: 0 ok, 1 an unreadable model file or a failed write, 2 usage (bad flag, unknown
  * key, missing key, bad value). */
@@ -22,8 +22,8 @@ static const char usage[] =
     "   or: vramtrace budget --what-if [FILE] [KEY=VALUE...] [--json]\n"
     "   or: vramtrace budget --keys\n"
     "\n"
-    "The theoretical memory of one training process (one GPU), in bytes: the seed's naive hand\n"
-    "estimate and the realistic model (docs/budget.md), by category, with the formulas used.\n"
+    "The theoretical memory of one training process (one GPU), in bytes: the naive hand estimate\n"
+    "and the realistic model (docs/budget.md), by category, with the formulas used.\n"
     "\n"
     "    --model FILE   read KEY = VALUE lines (# comments) from FILE; arguments override it\n"
     "    --json         print JSON on stdout\n"
@@ -31,7 +31,7 @@ static const char usage[] =
     "    --keys         list the keys, their values and defaults\n"
     "    -h, --help     show this help\n"
     "\n"
-    "Example (the seed's BERT-base estimate):\n"
+    "Example (the hand estimate of BERT-base):\n"
     "    vramtrace budget method=naive params=110M dtype=fp16 batch=32 seq=512 hidden=768 "
     "layers=12\n";
 
@@ -103,8 +103,7 @@ static void header(void)
 static void print_naive(const vt_budget_model_t *r, const vt_budget_naive_t *n)
 {
     char p[32];
-    printf("naive budget (the seed's hand estimate): P = %s parameters, B = %" PRIu64
-           " bytes each\n",
+    printf("naive budget (the hand estimate): P = %s parameters, B = %" PRIu64 " bytes each\n",
            commas(n->params, p), n->bytes_per_param);
     header();
     row(2, "weights", n->weights, "P*B");

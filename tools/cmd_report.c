@@ -3,7 +3,7 @@
  * [--budget MODEL [KEY=VALUE...]]`: the device peak with what was live at it by category and
  * call-site (with --at, what was live at TIME on every device instead; with --category, only
  * that category's call-sites, and its own peak), each device's peak, the pinned host
- * and managed peaks, totals and the OOMs, as text or as the JSON of DESIGN.md §5; with --rules,
+ * and managed peaks, totals and the OOMs, as text or as the JSON of docs/trace-format.md; with --rules,
  * every allocation's category decided again offline by the rules of RULES (recategorize.c);
  * with --budget, the peak's categories next to the model's naive and realistic budgets
  * (report_budget.c). "The peak" is

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* `vramtrace run`: the launcher of DESIGN.md §5. Runs CMD with libvramtrace.so preloaded and the
+/* `vramtrace run`: the launcher (docs/design.md, "Contracts"). Runs CMD with libvramtrace.so preloaded and the
  * options as VRAMTRACE_* variables (optionally on the simulated device), waits for it and exits
  * with its status, or 128 + N when signal N killed it, so that `vramtrace run -- CMD` can stand in
  * for CMD in a script. The launcher never loads the library itself, and its own environment stays

@@ -2,7 +2,7 @@
 /* Row formatting for the commands that write one line per event (timeline --csv, export
  * --format perfetto and csv): a row is built in a stack buffer with these and written with one
  * fwrite. printf parses its format and takes the stream's lock for every call; on a 1 M-event
- * trace those rows spent three quarters of their time in vfprintf (perf, 2026-11-29). Each
+ * trace those rows spent three quarters of their time in vfprintf (perf; docs/performance.md). Each
  * function writes at p and returns the end; the caller sizes the buffer for the widest row. */
 #ifndef VT_ROWFMT_H
 #define VT_ROWFMT_H

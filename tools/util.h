@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* What every vramtrace command shares: git-style diagnostics (STYLE.md §5) and the exit
+/* What every vramtrace command shares: git-style diagnostics (docs/style.md, "Errors and messages") and the exit
  * statuses. */
 #ifndef VT_TOOLS_UTIL_H
 #define VT_TOOLS_UTIL_H

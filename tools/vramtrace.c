@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* The `vramtrace` command: global options and the git-style command table (git.c). Each
  * command is `int cmd_<name>(int argc, char **argv)` in tools/cmd_<name>.c, called with argv[0]
- * the command name, returning the exit status. Exit statuses: 0 ok, 1 error, 2 usage (STYLE
- * §5); data on stdout, diagnostics on stderr, --help on stdout. */
+ * the command name, returning the exit status. Exit statuses: 0 ok, 1 error, 2 usage (docs/style.md,
+ * "Errors and messages"); data on stdout, diagnostics on stderr, --help on stdout. */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>

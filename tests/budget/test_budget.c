@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* The budget vectors of reference/budget.md §9 (vectors.txt beside this file), one case per
+/* The budget vectors (vectors.txt beside this file), one case per
  * run: `test_budget FILE ID` computes the line ID and compares every expected field, exactly to
  * the byte; `test_budget --unit` checks key parsing, the kv reader and the JSON writer. */
 #include <inttypes.h>

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* A NEEDED library whose constructor allocates device memory. A NEEDED library's constructor
- * runs before a preloaded one's (interception.md §2a), so libvramtrace.so's first hook runs
+ * runs before a preloaded one's (hook rule 4 of docs/design.md), so libvramtrace.so's first hook runs
  * before its own constructor: lazy init must still count this allocation. */
 #include "sim_test.h"
 

@@ -2,7 +2,7 @@
 /* Door (2), the static-cudart way: not linked with -lcuda; dlopen("libcuda.so.1"), one
  * dlsym(h, "cuGetProcAddress_v2"), then every function by base name, ABI version and stream
  * flag, including cuGetProcAddress fetched through itself at 11030 (4 arguments) and 12000 (5)
- * and used for the later lookups, as cudart 13 does (reference/interception.md §1.1, §2b).
+ * and used for the later lookups, as cudart 13 does (docs/design.md, "How CUDA reaches the driver").
  * Proves: the pointers handed out for hooked (name, version, flag) keys are libvramtrace.so's
  * wrappers, those for unhooked names and for the 32-bit ABI ("cuMemAlloc", 2000) are exactly
  * the driver's answer, and allocations through the fetched pointers are counted

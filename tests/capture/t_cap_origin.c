@@ -2,7 +2,7 @@
 /* dlopen("libplugin.so") resolved through this program's RUNPATH $ORIGIN/sub: glibc uses the
  * RUNPATH of the object that called dlopen, read from the return address, so it works with
  * libvramtrace.so preloaded only as long as the library does not wrap dlopen (or only with a
- * tail call; memray #212, interception.md §2a). Prints the plugin's answer; never touches
+ * tail call; memray #212, hook rule 5 of docs/design.md). Prints the plugin's answer; never touches
  * CUDA (passthru.sh: same transcript with and without the library, nothing on stderr). */
 #include <dlfcn.h>
 #include <stdio.h>

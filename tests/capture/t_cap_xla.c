@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* Door (1), XLA's way: dlsym(handle_of_libcuda, "<versioned export>") for each function, no
- * -lcuda and no cuGetProcAddress (reference/interception.md §0 table, XLA/JAX/TF). Proves the
+ * -lcuda and no cuGetProcAddress (XLA, hence JAX and TensorFlow; docs/design.md). Proves the
  * dlsym door hands out our wrapper for each hooked exported name, honouring the caller's
  * handle, passes unhooked names through to the driver, and that allocations through the
  * returned pointers are counted (expected/xla.txt). */

@@ -3,7 +3,7 @@
  * and opened again at another address, by a program linked with neither (so the dlclose really
  * unloads them). vramtrace resolves each real function once and keeps the pointer; if the
  * library could go away under it, the second round would call into an unmapped or reused
- * address (SIGSEGV; it did, issue 10). faults.sh runs it untraced and traced: the same output
+ * address (SIGSEGV; it did before the pinning in resolve.c). faults.sh runs it untraced and traced: the same output
  * and exit status, both rounds recorded.
  *
  * To make the second load land elsewhere, the page where the first one started is taken by an

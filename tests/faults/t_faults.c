@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Faults of issue 10, each a way a traced program can misbehave or load CUDA oddly; faults.sh
+/* Faults, each a way a traced program can misbehave or load CUDA oddly; faults.sh
  * runs each untraced and traced and requires the same output and exit status, then checks the
  * trace:
  *   t_faults segv N        4 threads allocate and free until N pairs are done, then the main

@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# Installs the build into a fresh prefix and checks the layout of DESIGN.md §5:
+# Installs the build into a fresh prefix and checks the layout of docs/design.md, "Contracts":
 # bin/vramtrace, lib/libvramtrace.so, include/vramtrace.h, and that the installed CLI runs.
 #   usage: check_install.sh BUILD_DIR
 set -u

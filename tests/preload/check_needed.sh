@@ -1,8 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # check_needed.sh READELF LIB [SANITIZE]: the capture library may need only glibc (libc, libdl,
-# libpthread, the dynamic loader) and libunwind, so it can be copied onto any GPU node (DESIGN.md
-# §5). With SANITIZE (a VRAMTRACE_SANITIZE build) the sanitizer runtimes are allowed too.
+# libpthread, the dynamic loader) and libunwind, so it can be copied onto any GPU node
+# (docs/design.md, "Contracts"). With SANITIZE (a VRAMTRACE_SANITIZE build) the sanitizer runtimes are allowed too.
 set -u
 readelf=$1 lib=$2 sanitize=${3:-}
 needed=$("$readelf" -d "$lib" | sed -n 's/.*(NEEDED).*\[\(.*\)\]$/\1/p') || exit 1

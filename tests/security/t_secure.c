@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* A CUDA program for the security tests (issue 10), built twice: t_secure linked directly
+/* A CUDA program for the security tests (docs/reliability.md), built twice: t_secure linked directly
  * against libvramtrace.so (DT_NEEDED, absolute RUNPATH: in an AT_SECURE process ld.so ignores
  * LD_PRELOAD paths, LD_LIBRARY_PATH and $ORIGIN) and the simulated libcuda.so.1, and
  * t_secure_plain without the library.

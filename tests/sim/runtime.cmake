@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-# The simulated CUDA runtime, libcudart.so.13 (DESIGN.md §4), and the tests that prove it:
+# The simulated CUDA runtime, libcudart.so.13 (docs/simulator.md), and the tests that prove it:
 # every entry point with exact results, how it reaches the driver, cudaGetDriverEntryPoint*,
 # initialisation failures, 16 threads, and a real nvcc-built program. Included from
 # tests/sim/CMakeLists.txt after the driver target.

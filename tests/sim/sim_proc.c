@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* cuGetProcAddress of the simulated driver: the table of (base name, ABI version, variant) keys
  * comes from src/cuda_driver.def, so the simulator answers exactly as the real driver does for
- * every entry point it has (reference/interception.md §1.1, §2b; cuda.h doc of
+ * every entry point it has (docs/design.md, "How CUDA reaches the driver"; cuda.h doc of
  * cuGetProcAddress). */
 #include <string.h>
 #include "sim_internal.h"

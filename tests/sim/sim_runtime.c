@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* The simulated CUDA runtime's core: how it reaches the driver (exactly the real libcudart 13.0's
- * door, reference/interception.md §1.1), the per-thread device and primary-context binding, the
+ * door, docs/design.md, "How CUDA reaches the driver"), the per-thread device and primary-context binding, the
  * last-error state, error strings, and the device, version and driver-entry-point APIs.
  * Thread-safe: the driver is loaded under pthread_once, the context table under ctx_lock. */
 #include <dlfcn.h>
@@ -34,7 +34,7 @@ static atomic_uint dev_generation[SIM_RT_MAX_DEVICES];
 
 /* One row per driver entry point: the cuGetProcAddress key and where the answer is kept. The
  * per-thread-default-stream variants (_ptsz, _ptds) are asked for with flag 2, as cudart asks
- * for cuMemAllocAsync both ways (reference/interception.md §1.1). */
+ * for cuMemAllocAsync both ways (measured on libcudart 13.0). */
 typedef struct fetch_row_s {
     const char *base;
     int version;
@@ -50,7 +50,7 @@ static const fetch_row_t fetch_table[] = {
 };
 #undef VT_CU
 
-/* Entry points the real cudart 13.0 never requests (measured, reference/interception.md §1.1):
+/* Entry points the real cudart 13.0 never requests (measured with a spying driver):
  * VMM is user and framework code only, and cudaMallocHost is served by cuMemHostAlloc. Asking
  * for them here would make the double look like a runtime that does. */
 static const char *const never_fetched[] = {
@@ -85,7 +85,7 @@ static int fetch(__typeof__(&cuGetProcAddress_v2) gpa, const char *base, int ver
     return 0;
 }
 
-/* The bootstrap of the real libcudart 13.0, step for step (reference/interception.md §1.1):
+/* The bootstrap of the real libcudart 13.0, step for step (measured):
  * dlopen("libcuda.so.1", RTLD_NOW); dlsym of "cuGetProcAddress_v2", the only dlsym into the
  * driver; a probe with an empty name; cuInit fetched at ABI 2000 and called; "cuGetProcAddress"
  * fetched at 11030 and 12000; every other entry point fetched through the fetched 12000 pointer.
@@ -482,7 +482,7 @@ SIM_RT_EXPORT cudaError_t cudaDeviceReset(void)
 /* ---- driver entry points ----------------------------------------------------------------- */
 
 /* Both cudaGetDriverEntryPoint* go through the cuGetProcAddress pointer the runtime fetched at
- * ABI 12000, so a library that swaps that pointer sees these lookups too (interception.md §2b).
+ * ABI 12000, so a library that swaps that pointer sees these lookups too (door 2 of docs/design.md).
  * cudaEnableDefault means per-thread for the _ptsz exports (what the header maps a
  * --default-stream per-thread build to) and legacy otherwise. */
 static cudaError_t entry_point(const char *symbol, void **funcPtr, unsigned int cudaVersion,

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* The simulated CUDA runtime's cross-file internals (libcudart.so.13 double, DESIGN.md §4): the
+/* The simulated CUDA runtime's cross-file internals (libcudart.so.13 double, docs/simulator.md): the
  * driver table it fetched through cuGetProcAddress, the lazy initialisation, the per-thread
  * context binding and the last-error state. Built from vramtrace's own ABI declarations. */
 #ifndef SIM_RUNTIME_H

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* The simulated CUDA runtime's module registration and kernel launches: the host-stub entry
- * points that `nvcc -cudart shared` programs call (crt/host_runtime.h; DESIGN.md §4), so real
+ * points that `nvcc -cudart shared` programs call (crt/host_runtime.h; docs/simulator.md), so real
  * nvcc-built programs run on the simulated device. Kernels do nothing; a launch checks what the
  * real runtime checks before it reaches the GPU (registration, configuration, stream). */
 #include <stdlib.h>

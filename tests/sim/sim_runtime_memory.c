@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The simulated CUDA runtime's memory, copy, stream and event APIs: each one makes the thread's
  * primary context current, forwards to the driver entry point the real libcudart 13.0 uses for it
- * (reference/interception.md §3.1), and maps the result. Runtime-side argument errors are
+ * (its dynamic imports, nm -D), and maps the result. Runtime-side argument errors are
  * cudaErrorInvalidValue; every failure is recorded as the thread's last error. */
 #include <stdint.h>
 #include "sim_runtime.h"
@@ -181,7 +181,7 @@ SIM_RT_EXPORT cudaError_t cudaMallocManaged(void **devPtr, size_t size, unsigned
 /* ---- pinned host memory ------------------------------------------------------------------ */
 
 /* cudart 13 never asks the driver for cuMemAllocHost: cudaMallocHost is cuMemHostAlloc with
- * flags 0 (measured, reference/interception.md §1.1). */
+ * flags 0 (measured on libcudart 13.0). */
 SIM_RT_EXPORT cudaError_t cudaMallocHost(void **ptr, size_t size)
 {
     cudaError_t e = ctx_and_check(!ptr);

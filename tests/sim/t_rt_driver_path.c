@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Proves HOW the simulated runtime reaches the driver, with t_rt_spy_preload.so LD_PRELOAD'ed:
  * lazily at the first call that needs it, once even when 8 threads race to it, with exactly the
- * real libcudart 13.0's door (reference/interception.md §1.1): dlopen("libcuda.so.1", RTLD_NOW);
+ * real libcudart 13.0's door (docs/design.md, "How CUDA reaches the driver"): dlopen("libcuda.so.1", RTLD_NOW);
  * dlsym "cuGetProcAddress_v2", its only dlsym at all; the probe ("", 0, 0); cuInit at 2000;
  * cuGetProcAddress at 11030 and 12000; then every other entry point through the fetched 12000
  * pointer, the async allocation family with flags 0 and 2, and nothing cudart 13 never asks for

@@ -8,7 +8,7 @@
  * export here would never be returned; LD_DEBUG shows bindings but not the queries. To see the
  * queries the spy hands out its own cuGetProcAddress wrappers (from dlsym, and again whenever
  * "cuGetProcAddress" itself is fetched, with the 4- or 5-argument ABI the version asks for),
- * as reference/interception.md §2b recommends for the real capture library.
+ * as the real capture library does (door 2 of docs/design.md).
  *
  * dlopen and dlsym forward to glibc as tail calls: glibc takes RTLD_NEXT's starting point and the
  * dlopen caller's RPATH and namespace from the return address, which must stay the caller's. The

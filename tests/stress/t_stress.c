@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* The stress test of issue 10: T threads (default 32) x N mixed operations each (default
+/* The stress test: T threads (default 32) x N mixed operations each (default
  * 100 000) on the simulated device: cuMemAlloc/cuMemFree, cuMemAllocAsync/cuMemFreeAsync on the
  * thread's own stream, VMM (create, reserve, map, unmap, release, address free), pinned host
  * memory (cuMemAllocHost/cuMemFreeHost), each thread keeping up to LIVE_PER_THREAD allocations

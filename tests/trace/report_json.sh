@@ -1,8 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# `vramtrace report --json` on traces made with vt-mktrace is valid JSON with the keys of
-# DESIGN.md §5 (the same checks as shared/checks/contract.sh), by_category summing to
-# peak.bytes. Needs python3: exits 77 (skipped) without it.
+# `vramtrace report --json` on traces made with vt-mktrace is valid JSON with the keys of the
+# contract (docs/design.md, "Contracts"), by_category summing to peak.bytes. Needs python3:
+# exits 77 (skipped) without it.
 #   usage: report_json.sh VRAMTRACE VT_MKTRACE FIXTURE...
 set -u
 vramtrace=$1 mktrace=$2

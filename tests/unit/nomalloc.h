@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* A counting malloc for the no-malloc tests (STYLE §7, libunwind Gtest-nomalloc): the program
+/* A counting malloc for the no-malloc tests (docs/style.md, "Tests"; libunwind Gtest-nomalloc): the program
  * that includes this defines malloc, calloc, realloc, free and the aligned allocators itself,
  * forwarding to glibc's __libc_* entry points, so every call in the process (ours, libc's, a
  * preloaded library's, the simulator's) comes here and is counted while nm_counting is set.

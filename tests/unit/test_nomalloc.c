@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* The recording path never calls malloc (STYLE §3.6, §7): with malloc and friends interposed in
+/* The recording path never calls malloc (hook rule 6 of docs/design.md): with malloc and friends interposed in
  * this executable, thousands of vt_track_* calls of every kind after a warm-up make zero
  * allocator calls. The host's malloc may be interposed, locked, or the thing being debugged, and
  * the same path runs in the fork child and at exit, where malloc is not safe. */

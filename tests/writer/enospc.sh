@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # enospc.sh VRAMTRACE_BIN LIB SIMDIR PROGRAM NOFALLOC_LIB [inner]
-# ENOSPC on a real full file system (issue 10): the trace of `PROGRAM threads 12000` (16 threads
+# ENOSPC on a real full file system (docs/reliability.md): the trace of `PROGRAM threads 12000` (16 threads
 # x 12 000 pairs: 1.8 MiB in format 1.2's compact records, 4.5 MiB in 1.1's; it must stay above
 # 1040 KiB, or the first case below fails saying the disk never filled) goes to a small tmpfs mounted for
 # the test, in a private mount namespace (unshare -m as root, unshare -rm otherwise; as root

@@ -1,3 +1,3 @@
-# GPT-2 small, HF autocast eager (budget.md §9.4 row G4).
+# GPT-2 small, HF autocast eager (vector G4 of tests/budget/vectors.txt).
 models=$(cd "$(dirname "$0")/../../../examples/models" && pwd)
 vramtrace budget --model "$models/gpt2.model" method=realistic
