@@ -7,11 +7,12 @@
 # Linked like the real one: every export in the version node libcudart.so.13 (nvcc-built
 # programs bind cudaMalloc@libcudart.so.13), -Bsymbolic because the real one is DT_SYMBOLIC (its
 # internal calls never reach interposed runtime symbols), and no libcuda: it dlopens the driver.
-add_library(sim_cudart SHARED sim_runtime.c sim_runtime_memory.c sim_runtime_launch.c)
+add_library(sim_cudart SHARED sim_runtime.c sim_runtime_memory.c sim_runtime_stream.c
+  sim_runtime_launch.c)
 set_target_properties(sim_cudart PROPERTIES OUTPUT_NAME cudart SOVERSION 13
   LIBRARY_OUTPUT_DIRECTORY ${VT_SIM_DIR}
   LINK_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/libcudart.map)
-target_include_directories(sim_cudart PRIVATE ${CMAKE_SOURCE_DIR}/src)
+target_include_directories(sim_cudart PRIVATE ${CMAKE_CURRENT_SOURCE_DIR} ${CMAKE_SOURCE_DIR}/src)
 target_link_libraries(sim_cudart PRIVATE ${CMAKE_DL_LIBS} Threads::Threads)
 target_link_options(sim_cudart PRIVATE -Wl,-Bsymbolic -Wl,--no-undefined
   -Wl,--version-script=${CMAKE_CURRENT_SOURCE_DIR}/libcudart.map)
@@ -105,3 +106,6 @@ if(CMAKE_CUDA_COMPILER)
   add_dependencies(t_rt_nvcc sim_cudart sim_cuda)
   vt_rt_test(rt_nvcc_program t_rt_nvcc ENV VTSIM_DEVICE_MEMORY=1G)
 endif()
+
+vt_rt_program(t_rt_streams t_rt_streams.c)
+vt_rt_test(rt_streams t_rt_streams ENV VTSIM_DEVICE_MEMORY=1G)

@@ -15,6 +15,9 @@ int sim_driver_version = 13000;
 sim_device_t sim_devices[SIM_MAX_DEVICES];
 sim_alloc_t *sim_allocs;
 sim_pool_t *sim_pools;
+int sim_reuse_addresses;
+sim_series_t sim_pinned;
+sim_series_t sim_managed;
 
 static __thread sim_ctx_t *tls_current_ctx;
 static pthread_once_t config_once = PTHREAD_ONCE_INIT;
@@ -71,10 +74,12 @@ static void config_read(void)
     s = getenv("VTSIM_DRIVER_VERSION");
     if (s && parse_size(s, &v) == 0 && v >= 2000 && v < 100000)
         sim_driver_version = (int)v;
+    s = getenv("VTSIM_REUSE");
+    sim_reuse_addresses = s && strcmp(s, "1") == 0;
     for (int d = 0; d < SIM_MAX_DEVICES; d++) {
         sim_devices[d].capacity_bytes = capacity;
-        sim_devices[d].next_va = SIM_VA_BASE + (CUdeviceptr)d * SIM_VA_PER_DEV;
-        sim_devices[d].end_va = sim_devices[d].next_va + SIM_VA_PER_DEV;
+        sim_devices[d].va.next = SIM_VA_BASE + (CUdeviceptr)d * SIM_VA_PER_DEV;
+        sim_devices[d].va.end = sim_devices[d].va.next + SIM_VA_PER_DEV;
         sim_devices[d].primary.device = d;
     }
 }
@@ -126,6 +131,8 @@ CUresult sim_charge(int device, size_t bytes)
     if (bytes > d->capacity_bytes - d->used_bytes)
         return CUDA_ERROR_OUT_OF_MEMORY;
     d->used_bytes += bytes;
+    if (d->used_bytes > d->used_hwm_bytes)
+        d->used_hwm_bytes = d->used_bytes;
     return CUDA_SUCCESS;
 }
 
@@ -134,17 +141,34 @@ void sim_uncharge(int device, size_t bytes)
     sim_devices[device].used_bytes -= bytes;
 }
 
-/* Returns a fresh device address of `bytes` aligned to `align`, or 0 when the device's address
- * space is spent. */
+/* Returns a device address of `bytes` aligned to `align` (a fresh one unless VTSIM_REUSE=1), or
+ * 0 when the device's address space is spent. */
 CUdeviceptr sim_va_take(int device, size_t bytes, size_t align)
 {
-    sim_device_t *d = &sim_devices[device];
-    CUdeviceptr base = sim_round_up(d->next_va, align);
-    size_t span = sim_round_up(bytes, SIM_ALIGN_BYTES);
-    if (base >= d->end_va || span > d->end_va - base)
-        return 0;
-    d->next_va = base + span;
-    return base;
+    return sim_va_space_take(&sim_devices[device].va, bytes, align);
+}
+
+void sim_va_give(int device, CUdeviceptr base, size_t bytes)
+{
+    sim_va_space_give(&sim_devices[device].va, base, bytes);
+}
+
+/* The VTSIM_STATS series an allocation kind counts in, or NULL (IPC: the peer's memory). */
+static sim_series_t *kind_series(sim_kind_t kind, int device)
+{
+    switch (kind) {
+    case SIM_KIND_DEVICE:
+    case SIM_KIND_ASYNC:
+    case SIM_KIND_GRAPH:
+        return &sim_devices[device].allocs;
+    case SIM_KIND_MANAGED:
+        return &sim_managed;
+    case SIM_KIND_HOST:
+    case SIM_KIND_HOST_REGISTERED:
+        return &sim_pinned;
+    default:
+        return NULL;
+    }
 }
 
 sim_alloc_t *sim_alloc_add(CUdeviceptr base, size_t size, size_t charged, sim_kind_t kind, int dev)
@@ -158,6 +182,9 @@ sim_alloc_t *sim_alloc_add(CUdeviceptr base, size_t size, size_t charged, sim_ki
     a->kind = kind;
     a->device = dev;
     HASH_ADD(hh, sim_allocs, base, sizeof a->base, a);
+    sim_series_t *series = kind_series(kind, dev);
+    if (series)
+        sim_series_add(series, size);
     return a;
 }
 
@@ -190,6 +217,12 @@ void sim_alloc_remove(sim_alloc_t *a)
         sim_host_unmap(a->backing, a->size_bytes);
     if (a->charged_bytes)
         sim_uncharge(a->device, a->charged_bytes);
+    sim_series_t *series = kind_series(a->kind, a->device);
+    if (series)
+        sim_series_remove(series, a->size_bytes);
+    /* A graph allocation's address belongs to its node, which hands it out at every launch. */
+    if (a->kind == SIM_KIND_DEVICE || a->kind == SIM_KIND_ASYNC || a->kind == SIM_KIND_IPC)
+        sim_va_give(a->device, a->base, a->size_bytes);
     free(a);
 }
 
@@ -528,6 +561,7 @@ SIM_EXPORT CUresult cuCtxSynchronize(void)
     CUresult rc = sim_current_device(&dev);
     if (rc != CUDA_SUCCESS)
         return rc;
+    sim_hostfn_wait(sim_hostfn_issued());
     SIM_LOCK();
     sim_pool_sync_device(dev);
     SIM_UNLOCK();

@@ -6,7 +6,7 @@
 #define SIM_INTERNAL_H
 #include <pthread.h>
 #include <stdint.h>
-#include "vt_cuda.h"
+#include "sim_cuda.h"
 #include "uthash.h"
 
 #define SIM_EXPORT      __attribute__((visibility("default")))
@@ -33,6 +33,24 @@ typedef enum sim_kind_e {
 
 typedef struct sim_pool_s sim_pool_t;
 
+/* A range of addresses handed out one after the other, with the freed ranges kept (sorted,
+ * coalesced) for reuse when VTSIM_REUSE asks for it. */
+typedef struct sim_va_range_s {
+    CUdeviceptr base, end;
+    struct sim_va_range_s *next;
+} sim_va_range_t;
+
+typedef struct sim_va_space_s {
+    CUdeviceptr next, end;
+    sim_va_range_t *free_ranges;
+} sim_va_space_t;
+
+/* What the simulator really charged or handed out, for VTSIM_STATS (sim_stats.c). */
+typedef struct sim_series_s {
+    size_t live_bytes, hwm_bytes;
+    unsigned long long allocs, frees;
+} sim_series_t;
+
 /* One live address range. Device kinds get synthetic addresses that no host pointer can equal;
  * backing is host memory made only when the program copies into the range. */
 typedef struct sim_alloc_s {
@@ -50,8 +68,10 @@ struct sim_pool_s {
     int device;
     int is_default;
     int destroy_pending; /* cuMemPoolDestroy with allocations outstanding */
-    size_t reserved_bytes, reserved_high_bytes;
+    unsigned id;         /* creation order, from 1: names the pool in VTSIM_STATS */
+    size_t reserved_bytes, reserved_high_bytes; /* the high marks the program may reset */
     size_t used_bytes, used_high_bytes;
+    size_t reserved_hwm_bytes, used_hwm_bytes; /* the true high-water marks, never reset */
     cuuint64_t release_threshold_bytes;
     int reuse[3]; /* the three CU_MEMPOOL_ATTR_REUSE_* flags */
     sim_pool_t *next;
@@ -66,9 +86,10 @@ typedef struct sim_ctx_s {
 
 typedef struct sim_device_s {
     size_t capacity_bytes;
-    size_t used_bytes;   /* physical bytes charged: allocations, pool, VMM, graph, arrays */
-    CUdeviceptr next_va; /* bump allocator: addresses are never reused */
-    CUdeviceptr end_va;
+    size_t used_bytes;     /* physical bytes charged: allocations, pool, VMM, graph, arrays */
+    size_t used_hwm_bytes; /* the high-water mark of used_bytes */
+    sim_series_t allocs;   /* device allocations, arrays and VMM handles, by requested size */
+    sim_va_space_t va;     /* never reused unless VTSIM_REUSE=1 */
     sim_ctx_t primary;
     sim_pool_t *default_pool;
     sim_pool_t *current_pool;
@@ -83,6 +104,9 @@ extern int sim_driver_version;
 extern sim_device_t sim_devices[SIM_MAX_DEVICES];
 extern sim_alloc_t *sim_allocs; /* uthash by base */
 extern sim_pool_t *sim_pools;
+extern int sim_reuse_addresses;  /* VTSIM_REUSE=1 */
+extern sim_series_t sim_pinned;  /* pinned and registered host memory */
+extern sim_series_t sim_managed; /* managed memory */
 
 /* sim_core.c */
 void sim_config_load(void);                    /* idempotent; reads VTSIM_* */
@@ -91,6 +115,7 @@ CUresult sim_check_device(CUdevice dev);       /* needs cuInit */
 CUresult sim_charge(int device, size_t bytes); /* OUT_OF_MEMORY past the capacity */
 void sim_uncharge(int device, size_t bytes);
 CUdeviceptr sim_va_take(int device, size_t bytes, size_t align);
+void sim_va_give(int device, CUdeviceptr base, size_t bytes); /* kept only with VTSIM_REUSE */
 size_t sim_round_up(size_t n, size_t align);
 sim_alloc_t *sim_alloc_add(CUdeviceptr base, size_t size, size_t charged, sim_kind_t kind, int dev);
 sim_alloc_t *sim_alloc_find(CUdeviceptr base);
@@ -99,14 +124,33 @@ void sim_alloc_remove(sim_alloc_t *a); /* frees backing and uncharges */
 void *sim_host_map(size_t bytes);      /* lazily backed anonymous memory */
 void sim_host_unmap(void *p, size_t bytes);
 void sim_device_teardown(int device);
+
+/* sim_stream.c */
 int sim_valid_stream(CUstream s, int *device); /* 1 when the handle is usable */
+uint64_t sim_stream_last_hostfn(CUstream s);   /* what synchronizing s waits for */
+void sim_stream_note_hostfn(CUstream s, uint64_t seq);
+
+/* sim_va.c */
+CUdeviceptr sim_va_space_take(sim_va_space_t *space, size_t bytes, size_t align);
+void sim_va_space_give(sim_va_space_t *space, CUdeviceptr base, size_t bytes);
+
+/* sim_stats.c */
+void sim_series_add(sim_series_t *s, size_t bytes);
+void sim_series_remove(sim_series_t *s, size_t bytes);
+int sim_stats_write(const char *path); /* 0, or -1 when the file cannot be written */
+
+/* sim_hostfn.c: host functions run on the simulator's own thread, in the order issued */
+uint64_t sim_hostfn_enqueue(CUhostFn fn, CUstreamCallback cb, CUstream stream, void *user);
+uint64_t sim_hostfn_issued(void);    /* the sequence number of the last one issued */
+uint64_t sim_hostfn_completed(void); /* every one up to this number has returned */
+void sim_hostfn_wait(uint64_t seq);  /* sim_lock must not be held: a host function may call in */
 
 /* sim_memory.c */
 void *sim_resolve(CUdeviceptr ptr, size_t len, int for_write); /* host view of device bytes */
 
 /* sim_pool.c */
 sim_pool_t *sim_pool_default(int device);
-void sim_pool_release(sim_pool_t *pool, size_t keep_bytes);
+void sim_pool_release(sim_pool_t *pool, cuuint64_t keep_bytes);
 void sim_pool_sync_device(int device); /* the release threshold at sync points */
 void sim_async_free(sim_alloc_t *a);
 void sim_graph_free(sim_alloc_t *a);

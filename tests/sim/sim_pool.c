@@ -8,6 +8,8 @@
 #include <string.h>
 #include "sim_internal.h"
 
+static unsigned sim_pool_count; /* pools ever created, for their VTSIM_STATS ids */
+
 sim_pool_t *sim_pool_default(int device)
 {
     sim_device_t *d = &sim_devices[device];
@@ -16,6 +18,7 @@ sim_pool_t *sim_pool_default(int device)
         if (!p)
             return NULL;
         p->device = device;
+        p->id = ++sim_pool_count;
         p->is_default = 1;
         p->reuse[0] = p->reuse[1] = p->reuse[2] = 1;
         p->next = sim_pools;
@@ -44,11 +47,15 @@ static void pool_unlink_free(sim_pool_t *pool)
     free(pool);
 }
 
-/* Shrinks the reservation to what live allocations and keep_bytes need (2 MiB steps). */
-void sim_pool_release(sim_pool_t *pool, size_t keep_bytes)
+/* Shrinks the reservation to what live allocations and keep_bytes need (2 MiB steps). A keep at
+ * or above the reservation keeps everything; it is tested before any rounding, so the "never
+ * release" threshold UINT64_MAX cannot wrap to 0. */
+void sim_pool_release(sim_pool_t *pool, cuuint64_t keep_bytes)
 {
-    size_t want = pool->used_bytes > keep_bytes ? pool->used_bytes : keep_bytes;
-    want = sim_round_up(want, SIM_GRAN_BYTES);
+    if (keep_bytes >= pool->reserved_bytes)
+        return;
+    size_t want = pool->used_bytes > keep_bytes ? pool->used_bytes : (size_t)keep_bytes;
+    want = sim_round_up(want, SIM_GRAN_BYTES); /* want < reserved, a multiple of 2 MiB */
     if (pool->reserved_bytes > want) {
         sim_uncharge(pool->device, pool->reserved_bytes - want);
         pool->reserved_bytes = want;
@@ -57,12 +64,9 @@ void sim_pool_release(sim_pool_t *pool, size_t keep_bytes)
 
 void sim_pool_sync_device(int device)
 {
-    for (sim_pool_t *p = sim_pools; p; p = p->next) {
-        if (p->device != device)
-            continue;
-        cuuint64_t keep = p->release_threshold_bytes;
-        sim_pool_release(p, keep > (cuuint64_t)(size_t)-1 ? (size_t)-1 : (size_t)keep);
-    }
+    for (sim_pool_t *p = sim_pools; p; p = p->next)
+        if (p->device == device)
+            sim_pool_release(p, p->release_threshold_bytes);
 }
 
 /* Takes an allocation out of its pool's used bytes; the caller removes it from the registry. */
@@ -100,6 +104,8 @@ static CUresult pool_alloc(CUdeviceptr *dptr, size_t bytesize, sim_pool_t *pool,
         pool->reserved_bytes += grow;
         if (pool->reserved_bytes > pool->reserved_high_bytes)
             pool->reserved_high_bytes = pool->reserved_bytes;
+        if (pool->reserved_bytes > pool->reserved_hwm_bytes)
+            pool->reserved_hwm_bytes = pool->reserved_bytes;
     }
     CUdeviceptr base = sim_va_take(pool->device, bytesize, SIM_ALIGN_BYTES);
     sim_alloc_t *a = base ? sim_alloc_add(base, bytesize, 0, SIM_KIND_ASYNC, pool->device) : NULL;
@@ -110,6 +116,8 @@ static CUresult pool_alloc(CUdeviceptr *dptr, size_t bytesize, sim_pool_t *pool,
     pool->used_bytes += charged;
     if (pool->used_bytes > pool->used_high_bytes)
         pool->used_high_bytes = pool->used_bytes;
+    if (pool->used_bytes > pool->used_hwm_bytes)
+        pool->used_hwm_bytes = pool->used_bytes;
     *dptr = base;
     return CUDA_SUCCESS;
 }
@@ -194,6 +202,7 @@ SIM_EXPORT CUresult cuMemPoolCreate(CUmemoryPool *pool, const CUmemPoolProps *po
     p->device = poolProps->location.id;
     p->reuse[0] = p->reuse[1] = p->reuse[2] = 1;
     SIM_LOCK();
+    p->id = ++sim_pool_count;
     p->next = sim_pools;
     sim_pools = p;
     SIM_UNLOCK();

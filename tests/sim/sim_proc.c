@@ -17,6 +17,7 @@ typedef struct proc_entry_s {
     {#base, ver, sizeof(#variant) > 1, (void *)&name},
 static const proc_entry_t proc_table[] = {
 #include "cuda_driver.def"
+#include "sim_driver.def"
 };
 #undef VT_CU
 

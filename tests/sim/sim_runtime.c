@@ -47,6 +47,7 @@ typedef struct fetch_row_s {
      offsetof(sim_rt_driver_t, name)},
 static const fetch_row_t fetch_table[] = {
 #include "cuda_driver.def"
+#include "sim_driver.def"
 };
 #undef VT_CU
 
@@ -198,6 +199,14 @@ cudaError_t sim_rt_context(void)
     tls_bound_device = dev;
     tls_bound_generation = generation;
     return cudaSuccess;
+}
+
+/* Runs the context step, then fails with cudaErrorInvalidValue when `bad` holds: the real
+ * runtime reports initialisation failures before argument errors (measured). */
+cudaError_t sim_rt_ctx_and_check(int bad)
+{
+    cudaError_t e = sim_rt_context();
+    return e != cudaSuccess ? e : bad ? cudaErrorInvalidValue : cudaSuccess;
 }
 
 /* ---- errors ------------------------------------------------------------------------------ */

@@ -4,7 +4,7 @@
  * context binding and the last-error state. Built from vramtrace's own ABI declarations. */
 #ifndef SIM_RUNTIME_H
 #define SIM_RUNTIME_H
-#include "vt_cuda.h"
+#include "sim_cuda.h"
 
 #define SIM_RT_EXPORT      __attribute__((visibility("default")))
 #define SIM_RT_VERSION     13000 /* what cudaRuntimeGetVersion reports: CUDA 13.0 */
@@ -19,6 +19,7 @@
 typedef struct sim_rt_driver_s {
 #define VT_CU(ret, name, base, ver, variant, params, args) __typeof__(&name) name;
 #include "cuda_driver.def"
+#include "sim_driver.def"
 #undef VT_CU
 } sim_rt_driver_t;
 
@@ -53,6 +54,17 @@ cudaError_t sim_rt_context(void);       /* init + the thread's device's primary 
 cudaError_t sim_rt_error(CUresult rc);  /* the real runtime's driver-to-runtime mapping */
 cudaError_t sim_rt_fail(cudaError_t e); /* records a failure as the thread's last error */
 cudaError_t sim_rt_stream_check(cudaStream_t stream); /* cudaSuccess for a usable stream */
+
+cudaError_t sim_rt_ctx_and_check(int bad); /* the context, then cudaErrorInvalidValue if bad */
+
+/* The shape of most entry points: context, then the driver call, mapped and recorded. */
+#define SIM_RT_FORWARD(call)                                                                       \
+    do {                                                                                           \
+        cudaError_t e_ = sim_rt_context();                                                         \
+        if (e_ == cudaSuccess)                                                                     \
+            e_ = sim_rt_error(sim_rt_cu.call);                                                     \
+        return sim_rt_fail(e_);                                                                    \
+    } while (0)
 
 /* sim_runtime_launch.c */
 cudaError_t sim_rt_launch(const void *host_fun, cudaKernel_t kernel, dim3 grid, dim3 block,

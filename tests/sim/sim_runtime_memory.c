@@ -6,29 +6,12 @@
 #include <stdint.h>
 #include "sim_runtime.h"
 
-/* The shape of nearly every entry point below: context, then the driver call. */
-#define SIM_RT_FORWARD(call)                                                                       \
-    do {                                                                                           \
-        cudaError_t e_ = sim_rt_context();                                                         \
-        if (e_ == cudaSuccess)                                                                     \
-            e_ = sim_rt_error(sim_rt_cu.call);                                                     \
-        return sim_rt_fail(e_);                                                                    \
-    } while (0)
-
-/* Runs the context step, then fails with cudaErrorInvalidValue when `bad` holds: the real
- * runtime reports initialisation failures before argument errors (measured). */
-static cudaError_t ctx_and_check(int bad)
-{
-    cudaError_t e = sim_rt_context();
-    return e != cudaSuccess ? e : bad ? cudaErrorInvalidValue : cudaSuccess;
-}
-
 /* ---- device memory ----------------------------------------------------------------------- */
 
 /* A zero-byte request succeeds with NULL, as with the real runtime (the driver refuses 0). */
 SIM_RT_EXPORT cudaError_t cudaMalloc(void **devPtr, size_t size)
 {
-    cudaError_t e = ctx_and_check(!devPtr);
+    cudaError_t e = sim_rt_ctx_and_check(!devPtr);
     if (e != cudaSuccess)
         return sim_rt_fail(e);
     if (size == 0) {
@@ -58,7 +41,7 @@ SIM_RT_EXPORT cudaError_t cudaFree(void *devPtr)
 
 SIM_RT_EXPORT cudaError_t cudaMallocPitch(void **devPtr, size_t *pitch, size_t width, size_t height)
 {
-    cudaError_t e = ctx_and_check(!devPtr || !pitch);
+    cudaError_t e = sim_rt_ctx_and_check(!devPtr || !pitch);
     if (e != cudaSuccess)
         return sim_rt_fail(e);
     CUdeviceptr dptr;
@@ -77,7 +60,7 @@ SIM_RT_EXPORT cudaError_t cudaMallocPitch(void **devPtr, size_t *pitch, size_t w
 SIM_RT_EXPORT cudaError_t cudaMalloc3D(struct cudaPitchedPtr *pitchedDevPtr,
                                        struct cudaExtent extent)
 {
-    cudaError_t e = ctx_and_check(!pitchedDevPtr);
+    cudaError_t e = sim_rt_ctx_and_check(!pitchedDevPtr);
     if (e != cudaSuccess)
         return sim_rt_fail(e);
     if (extent.depth && extent.height > SIZE_MAX / extent.depth)
@@ -145,7 +128,7 @@ SIM_RT_EXPORT cudaError_t cudaMallocArray(cudaArray_t *array,
                                           size_t height, unsigned int flags)
 {
     (void)flags;
-    cudaError_t e = ctx_and_check(!array || !desc);
+    cudaError_t e = sim_rt_ctx_and_check(!array || !desc);
     if (e != cudaSuccess)
         return sim_rt_fail(e);
     CUDA_ARRAY_DESCRIPTOR ad = {width, height, (CUarray_format)0, 0};
@@ -168,7 +151,7 @@ SIM_RT_EXPORT cudaError_t cudaFreeArray(cudaArray_t array)
 
 SIM_RT_EXPORT cudaError_t cudaMallocManaged(void **devPtr, size_t size, unsigned int flags)
 {
-    cudaError_t e = ctx_and_check(!devPtr);
+    cudaError_t e = sim_rt_ctx_and_check(!devPtr);
     if (e != cudaSuccess)
         return sim_rt_fail(e);
     CUdeviceptr dptr;
@@ -184,7 +167,7 @@ SIM_RT_EXPORT cudaError_t cudaMallocManaged(void **devPtr, size_t size, unsigned
  * flags 0 (measured on libcudart 13.0). */
 SIM_RT_EXPORT cudaError_t cudaMallocHost(void **ptr, size_t size)
 {
-    cudaError_t e = ctx_and_check(!ptr);
+    cudaError_t e = sim_rt_ctx_and_check(!ptr);
     if (e != cudaSuccess)
         return sim_rt_fail(e);
     return sim_rt_fail(sim_rt_error(sim_rt_cu.cuMemHostAlloc(ptr, size, 0)));
@@ -193,7 +176,7 @@ SIM_RT_EXPORT cudaError_t cudaMallocHost(void **ptr, size_t size)
 /* The cudaHostAlloc* flags have the values of the CU_MEMHOSTALLOC_* ones. */
 SIM_RT_EXPORT cudaError_t cudaHostAlloc(void **pHost, size_t size, unsigned int flags)
 {
-    cudaError_t e = ctx_and_check(!pHost);
+    cudaError_t e = sim_rt_ctx_and_check(!pHost);
     if (e != cudaSuccess)
         return sim_rt_fail(e);
     return sim_rt_fail(sim_rt_error(sim_rt_cu.cuMemHostAlloc(pHost, size, flags)));
@@ -223,7 +206,7 @@ SIM_RT_EXPORT cudaError_t cudaHostUnregister(void *ptr)
 
 static cudaError_t malloc_async(void **devPtr, size_t size, cudaStream_t hStream, int ptsz)
 {
-    cudaError_t e = ctx_and_check(!devPtr);
+    cudaError_t e = sim_rt_ctx_and_check(!devPtr);
     if (e != cudaSuccess)
         return e;
     CUdeviceptr dptr;
@@ -257,7 +240,7 @@ SIM_RT_EXPORT cudaError_t cudaFreeAsync_ptsz(void *devPtr, cudaStream_t hStream)
 static cudaError_t malloc_from_pool(void **ptr, size_t size, cudaMemPool_t memPool,
                                     cudaStream_t stream, int ptsz)
 {
-    cudaError_t e = ctx_and_check(!ptr);
+    cudaError_t e = sim_rt_ctx_and_check(!ptr);
     if (e != cudaSuccess)
         return e;
     CUdeviceptr dptr;
@@ -282,7 +265,7 @@ SIM_RT_EXPORT cudaError_t cudaMallocFromPoolAsync_ptsz(void **ptr, size_t size,
 
 SIM_RT_EXPORT cudaError_t cudaDeviceGetDefaultMemPool(cudaMemPool_t *memPool, int device)
 {
-    cudaError_t e = ctx_and_check(!memPool);
+    cudaError_t e = sim_rt_ctx_and_check(!memPool);
     if (e == cudaSuccess)
         e = sim_rt_error(sim_rt_cu.cuDeviceGetDefaultMemPool(memPool, device));
     return sim_rt_fail(e);
@@ -297,7 +280,7 @@ SIM_RT_EXPORT cudaError_t cudaMemPoolTrimTo(cudaMemPool_t memPool, size_t minByt
 
 SIM_RT_EXPORT cudaError_t cudaMemGetInfo(size_t *free, size_t *total)
 {
-    cudaError_t e = ctx_and_check(!free || !total);
+    cudaError_t e = sim_rt_ctx_and_check(!free || !total);
     if (e == cudaSuccess)
         e = sim_rt_error(sim_rt_cu.cuMemGetInfo_v2(free, total));
     return sim_rt_fail(e);
@@ -359,47 +342,4 @@ SIM_RT_EXPORT cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t cou
 SIM_RT_EXPORT cudaError_t cudaMemset(void *devPtr, int value, size_t count)
 {
     SIM_RT_FORWARD(cuMemsetD8_v2((CUdeviceptr)(uintptr_t)devPtr, (unsigned char)value, count));
-}
-
-/* ---- streams and events ------------------------------------------------------------------ */
-
-SIM_RT_EXPORT cudaError_t cudaStreamCreate(cudaStream_t *pStream)
-{
-    cudaError_t e = ctx_and_check(!pStream);
-    if (e == cudaSuccess)
-        e = sim_rt_error(sim_rt_cu.cuStreamCreate(pStream, 0));
-    return sim_rt_fail(e);
-}
-
-SIM_RT_EXPORT cudaError_t cudaStreamDestroy(cudaStream_t stream)
-{
-    SIM_RT_FORWARD(cuStreamDestroy_v2(stream));
-}
-
-SIM_RT_EXPORT cudaError_t cudaStreamSynchronize(cudaStream_t stream)
-{
-    SIM_RT_FORWARD(cuStreamSynchronize(stream));
-}
-
-SIM_RT_EXPORT cudaError_t cudaEventCreate(cudaEvent_t *event)
-{
-    cudaError_t e = ctx_and_check(!event);
-    if (e == cudaSuccess)
-        e = sim_rt_error(sim_rt_cu.cuEventCreate(event, 0));
-    return sim_rt_fail(e);
-}
-
-SIM_RT_EXPORT cudaError_t cudaEventDestroy(cudaEvent_t event)
-{
-    SIM_RT_FORWARD(cuEventDestroy_v2(event));
-}
-
-SIM_RT_EXPORT cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream)
-{
-    SIM_RT_FORWARD(cuEventRecord(event, stream));
-}
-
-SIM_RT_EXPORT cudaError_t cudaEventSynchronize(cudaEvent_t event)
-{
-    SIM_RT_FORWARD(cuEventSynchronize(event));
 }

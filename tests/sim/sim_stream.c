@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
-/* Streams and events of the simulated driver. Work completes when it is issued, so these are
- * handles with a device, plus the synchronization points where pools release memory. */
+/* Streams of the simulated driver. Work completes when it is issued, except host functions
+ * (sim_hostfn.c), so a stream is a handle with a device, flags, a priority and the sequence number
+ * of its last host function; synchronizing waits for that one, then runs the pools' release
+ * threshold as the driver does at a synchronization point. */
 #include <stdlib.h>
 #include "sim_internal.h"
 
@@ -8,34 +10,43 @@
 #define SIM_STREAM_LEGACY     ((CUstream)0x1)
 #define SIM_STREAM_PER_THREAD ((CUstream)0x2)
 
+/* Stream priorities of a recent data-centre GPU: 0 (lowest) to -5 (highest). */
+#define SIM_PRIORITY_LEAST    0
+#define SIM_PRIORITY_GREATEST (-5)
+
 typedef struct sim_stream_s {
     int device;
+    unsigned int flags;
+    int priority;
+    uint64_t last_hostfn; /* sequence number of its last host function, 0 for none */
     struct sim_stream_s *next;
 } sim_stream_t;
 
-typedef struct sim_event_s {
-    int device;
-    int recorded;
-    struct sim_event_s *next;
-} sim_event_t;
-
 static sim_stream_t *sim_streams;
-static sim_event_t *sim_events;
+
+static sim_stream_t *stream_lookup(CUstream s)
+{
+    for (sim_stream_t *st = sim_streams; st; st = st->next)
+        if ((CUstream)st == s)
+            return st;
+    return NULL;
+}
+
+static int is_default_stream(CUstream s)
+{
+    return s == NULL || s == SIM_STREAM_LEGACY || s == SIM_STREAM_PER_THREAD;
+}
 
 /* 1 when s is a default stream or a live stream; its device (or -1 for a default stream, which
  * means the current context's) goes to *device. sim_lock held. */
 int sim_valid_stream(CUstream s, int *device)
 {
-    int dev = -1, ok = 0;
-    if (s == NULL || s == SIM_STREAM_LEGACY || s == SIM_STREAM_PER_THREAD) {
-        ok = 1;
-    } else {
-        for (sim_stream_t *st = sim_streams; st; st = st->next) {
-            if ((CUstream)st == s) {
-                dev = st->device;
-                ok = 1;
-                break;
-            }
+    int dev = -1, ok = is_default_stream(s);
+    if (!ok) {
+        sim_stream_t *st = stream_lookup(s);
+        if (st) {
+            dev = st->device;
+            ok = 1;
         }
     }
     if (device)
@@ -43,18 +54,38 @@ int sim_valid_stream(CUstream s, int *device)
     return ok;
 }
 
-SIM_EXPORT CUresult cuStreamCreate(CUstream *phStream, unsigned int Flags)
+/* The host function a synchronization of s must wait for: a default stream waits for every one
+ * issued (the legacy stream synchronizes with all blocking streams). sim_lock held, s valid. */
+uint64_t sim_stream_last_hostfn(CUstream s)
+{
+    sim_stream_t *st = is_default_stream(s) ? NULL : stream_lookup(s);
+    return st ? st->last_hostfn : sim_hostfn_issued();
+}
+
+void sim_stream_note_hostfn(CUstream s, uint64_t seq)
+{
+    sim_stream_t *st = is_default_stream(s) ? NULL : stream_lookup(s);
+    if (st)
+        st->last_hostfn = seq;
+}
+
+static CUresult stream_create(CUstream *phStream, unsigned int flags, int priority)
 {
     int dev;
     CUresult rc = sim_current_device(&dev);
     if (rc != CUDA_SUCCESS)
         return rc;
-    if (!phStream || Flags > 1) /* CU_STREAM_DEFAULT or CU_STREAM_NON_BLOCKING */
+    if (!phStream || (flags & ~(unsigned)CU_STREAM_NON_BLOCKING))
         return CUDA_ERROR_INVALID_VALUE;
     sim_stream_t *st = calloc(1, sizeof *st);
     if (!st)
         return CUDA_ERROR_OUT_OF_MEMORY;
     st->device = dev;
+    st->flags = flags;
+    /* Out-of-range priorities are clamped, as cuda.h documents. */
+    st->priority = priority > SIM_PRIORITY_LEAST      ? SIM_PRIORITY_LEAST
+                   : priority < SIM_PRIORITY_GREATEST ? SIM_PRIORITY_GREATEST
+                                                      : priority;
     SIM_LOCK();
     st->next = sim_streams;
     sim_streams = st;
@@ -63,6 +94,71 @@ SIM_EXPORT CUresult cuStreamCreate(CUstream *phStream, unsigned int Flags)
     return CUDA_SUCCESS;
 }
 
+SIM_EXPORT CUresult cuStreamCreate(CUstream *phStream, unsigned int Flags)
+{
+    return stream_create(phStream, Flags, SIM_PRIORITY_LEAST);
+}
+
+SIM_EXPORT CUresult cuStreamCreateWithPriority(CUstream *phStream, unsigned int flags, int priority)
+{
+    return stream_create(phStream, flags, priority);
+}
+
+SIM_EXPORT CUresult cuCtxGetStreamPriorityRange(int *leastPriority, int *greatestPriority)
+{
+    int dev;
+    CUresult rc = sim_current_device(&dev);
+    if (rc != CUDA_SUCCESS)
+        return rc;
+    if (leastPriority)
+        *leastPriority = SIM_PRIORITY_LEAST;
+    if (greatestPriority)
+        *greatestPriority = SIM_PRIORITY_GREATEST;
+    return CUDA_SUCCESS;
+}
+
+/* Flags and priority of a stream; a default stream has flags 0 and the lowest priority. */
+static CUresult stream_info(CUstream hStream, unsigned int *flags, int *priority)
+{
+    int dev;
+    CUresult rc = sim_current_device(&dev);
+    if (rc != CUDA_SUCCESS)
+        return rc;
+    if ((flags == NULL) == (priority == NULL))
+        return CUDA_ERROR_INVALID_VALUE;
+    SIM_LOCK();
+    sim_stream_t *st = is_default_stream(hStream) ? NULL : stream_lookup(hStream);
+    if (!st && !is_default_stream(hStream))
+        rc = CUDA_ERROR_INVALID_HANDLE;
+    else if (flags)
+        *flags = st ? st->flags : 0;
+    else
+        *priority = st ? st->priority : SIM_PRIORITY_LEAST;
+    SIM_UNLOCK();
+    return rc;
+}
+
+SIM_EXPORT CUresult cuStreamGetPriority(CUstream hStream, int *priority)
+{
+    return priority ? stream_info(hStream, NULL, priority) : CUDA_ERROR_INVALID_VALUE;
+}
+
+SIM_EXPORT CUresult cuStreamGetPriority_ptsz(CUstream hStream, int *priority)
+{
+    return cuStreamGetPriority(hStream, priority);
+}
+
+SIM_EXPORT CUresult cuStreamGetFlags(CUstream hStream, unsigned int *flags)
+{
+    return flags ? stream_info(hStream, flags, NULL) : CUDA_ERROR_INVALID_VALUE;
+}
+
+SIM_EXPORT CUresult cuStreamGetFlags_ptsz(CUstream hStream, unsigned int *flags)
+{
+    return cuStreamGetFlags(hStream, flags);
+}
+
+/* Destroying a stream with host functions pending is allowed: they still run. */
 SIM_EXPORT CUresult cuStreamDestroy_v2(CUstream hStream)
 {
     int dev;
@@ -91,97 +187,45 @@ SIM_EXPORT CUresult cuStreamSynchronize(CUstream hStream)
     if (rc != CUDA_SUCCESS)
         return rc;
     SIM_LOCK();
-    if (!sim_valid_stream(hStream, &stream_dev))
-        rc = CUDA_ERROR_INVALID_HANDLE;
-    else
-        sim_pool_sync_device(stream_dev < 0 ? dev : stream_dev);
+    int ok = sim_valid_stream(hStream, &stream_dev);
+    uint64_t wait_for = ok ? sim_stream_last_hostfn(hStream) : 0;
     SIM_UNLOCK();
-    return rc;
-}
-
-SIM_EXPORT CUresult cuEventCreate(CUevent *phEvent, unsigned int Flags)
-{
-    int dev;
-    CUresult rc = sim_current_device(&dev);
-    if (rc != CUDA_SUCCESS)
-        return rc;
-    if (!phEvent || Flags > 0xf)
-        return CUDA_ERROR_INVALID_VALUE;
-    sim_event_t *ev = calloc(1, sizeof *ev);
-    if (!ev)
-        return CUDA_ERROR_OUT_OF_MEMORY;
-    ev->device = dev;
+    if (!ok)
+        return CUDA_ERROR_INVALID_HANDLE;
+    sim_hostfn_wait(wait_for);
     SIM_LOCK();
-    ev->next = sim_events;
-    sim_events = ev;
+    sim_pool_sync_device(stream_dev < 0 ? dev : stream_dev);
     SIM_UNLOCK();
-    *phEvent = (CUevent)ev;
     return CUDA_SUCCESS;
 }
 
-static sim_event_t *event_lookup(CUevent h)
+SIM_EXPORT CUresult cuStreamSynchronize_ptsz(CUstream hStream)
 {
-    for (sim_event_t *ev = sim_events; ev; ev = ev->next)
-        if ((CUevent)ev == h)
-            return ev;
-    return NULL;
+    return cuStreamSynchronize(hStream);
 }
 
-SIM_EXPORT CUresult cuEventDestroy_v2(CUevent hEvent)
+/* CUDA_ERROR_NOT_READY while a host function issued to the stream has not returned. */
+SIM_EXPORT CUresult cuStreamQuery(CUstream hStream)
 {
     int dev;
     CUresult rc = sim_current_device(&dev);
     if (rc != CUDA_SUCCESS)
         return rc;
     SIM_LOCK();
-    rc = CUDA_ERROR_INVALID_HANDLE;
-    for (sim_event_t **pp = &sim_events; *pp; pp = &(*pp)->next) {
-        if ((CUevent)*pp == hEvent) {
-            sim_event_t *ev = *pp;
-            *pp = ev->next;
-            free(ev);
-            rc = CUDA_SUCCESS;
-            break;
-        }
-    }
+    int ok = sim_valid_stream(hStream, NULL);
+    uint64_t last = ok ? sim_stream_last_hostfn(hStream) : 0;
     SIM_UNLOCK();
-    return rc;
+    if (!ok)
+        return CUDA_ERROR_INVALID_HANDLE;
+    return sim_hostfn_completed() >= last ? CUDA_SUCCESS : CUDA_ERROR_NOT_READY;
 }
 
-SIM_EXPORT CUresult cuEventRecord(CUevent hEvent, CUstream hStream)
+SIM_EXPORT CUresult cuStreamQuery_ptsz(CUstream hStream)
 {
-    int dev;
-    CUresult rc = sim_current_device(&dev);
-    if (rc != CUDA_SUCCESS)
-        return rc;
-    SIM_LOCK();
-    sim_event_t *ev = event_lookup(hEvent);
-    if (!ev || !sim_valid_stream(hStream, NULL))
-        rc = CUDA_ERROR_INVALID_HANDLE;
-    else
-        ev->recorded = 1;
-    SIM_UNLOCK();
-    return rc;
+    return cuStreamQuery(hStream);
 }
 
-SIM_EXPORT CUresult cuEventSynchronize(CUevent hEvent)
-{
-    int dev;
-    CUresult rc = sim_current_device(&dev);
-    if (rc != CUDA_SUCCESS)
-        return rc;
-    SIM_LOCK();
-    sim_event_t *ev = event_lookup(hEvent);
-    if (!ev)
-        rc = CUDA_ERROR_INVALID_HANDLE;
-    else
-        sim_pool_sync_device(ev->device);
-    SIM_UNLOCK();
-    return rc;
-}
-
-/* The calling thread's stream-capture interaction mode (streams are never captured here, but
- * the mode is kept and exchanged exactly as the driver does). */
+/* The calling thread's stream-capture interaction mode, kept and exchanged as the driver does. */
 static __thread CUstreamCaptureMode tls_capture_mode = CU_STREAM_CAPTURE_MODE_GLOBAL;
 
 SIM_EXPORT CUresult cuThreadExchangeStreamCaptureMode(CUstreamCaptureMode *mode)

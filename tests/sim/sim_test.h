@@ -8,8 +8,17 @@
 #    include <cuda.h>
 #else
 #    include "vt_cuda.h"
+#    include "sim_cuda.h" /* what the simulator answers beyond vt_cuda.h */
 #endif
 #include "vt_test.h"
+
+#ifdef VT_TEST_REAL_CUDA_HEADERS
+/* cuda.h declares the _ptsz/_ptds exports only in per-thread-default-stream builds; repeating
+ * the declarations of the simulator's rows is harmless for the others. */
+#    define VT_CU(ret, name, base, ver, variant, params, args) ret name params;
+#    include "sim_driver.def"
+#    undef VT_CU
+#endif
 
 /* cuda.h does not declare the 4-argument export, only the PFN typedef in cudaTypedefs.h. */
 typedef CUresult (*sim_gpa_v1_fn)(const char *symbol, void **pfn, int cudaVersion,

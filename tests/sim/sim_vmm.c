@@ -34,7 +34,7 @@ static vmm_handle_t *vmm_handles;
 static vmm_reservation_t *vmm_reservations;
 static vmm_mapping_t *vmm_mappings;
 static CUmemGenericAllocationHandle vmm_next_id = 0x1000;
-static CUdeviceptr vmm_next_va = SIM_VMM_VA_BASE;
+static sim_va_space_t vmm_va = {SIM_VMM_VA_BASE, SIM_VA_BASE, NULL};
 
 static vmm_handle_t *handle_find(CUmemGenericAllocationHandle id)
 {
@@ -48,8 +48,10 @@ static void handle_maybe_free(vmm_handle_t *h)
     if (h->refcount || h->n_mappings)
         return;
     HASH_DEL(vmm_handles, h);
-    if (h->device >= 0)
+    if (h->device >= 0) {
         sim_uncharge(h->device, h->size_bytes);
+        sim_series_remove(&sim_devices[h->device].allocs, h->size_bytes);
+    }
     if (h->backing)
         sim_host_unmap(h->backing, h->size_bytes);
     free(h);
@@ -120,6 +122,8 @@ SIM_EXPORT CUresult cuMemCreate(CUmemGenericAllocationHandle *handle, size_t siz
         h->device = dev;
         h->refcount = 1;
         HASH_ADD(hh, vmm_handles, id, sizeof h->id, h);
+        if (dev >= 0)
+            sim_series_add(&sim_devices[dev].allocs, size);
         *handle = h->id;
     } else {
         free(h);
@@ -156,13 +160,12 @@ SIM_EXPORT CUresult cuMemAddressReserve(CUdeviceptr *ptr, size_t size, size_t al
     if (!r)
         return CUDA_ERROR_OUT_OF_MEMORY;
     SIM_LOCK();
-    CUdeviceptr base = sim_round_up(vmm_next_va, align);
+    CUdeviceptr base = sim_va_space_take(&vmm_va, size, align);
     CUresult rc = CUDA_SUCCESS;
-    if (base >= SIM_VA_BASE || size > SIM_VA_BASE - base) {
+    if (!base) {
         rc = CUDA_ERROR_OUT_OF_MEMORY;
         free(r);
     } else {
-        vmm_next_va = base + size;
         r->base = base;
         r->size_bytes = size;
         r->next = vmm_reservations;
@@ -188,6 +191,7 @@ SIM_EXPORT CUresult cuMemAddressFree(CUdeviceptr ptr, size_t size)
             mapped |= m->base >= r->base && m->base - r->base < r->size_bytes;
         if (!mapped) {
             *pp = r->next;
+            sim_va_space_give(&vmm_va, r->base, r->size_bytes);
             free(r);
             rc = CUDA_SUCCESS;
         }

@@ -13,6 +13,7 @@
 #    include <cuda_runtime_api.h>
 #else
 #    include "vt_cuda.h"
+#    include "sim_cuda.h" /* what the simulator answers beyond vt_cuda.h */
 #endif
 #include "vt_test.h"
 
