@@ -212,6 +212,44 @@ void vt_warn(const char *fmt, ...)
     va_end(ap);
 }
 
+/* vt_escape: s as a message shows it, so a path cannot end a line or send the terminal an
+ * escape sequence: backslash, control bytes and DEL as \\, \n, \t, \xHH; other bytes (UTF-8
+ * included) as they are. Cut at a whole escape, with "..." when it does not fit cap bytes.
+ * AS-safe. */
+void vt_escape(char *buf, size_t cap, const char *s)
+{
+    static const char hex[] = "0123456789abcdef";
+    if (cap == 0)
+        return;
+    size_t used = 0;
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        char esc[4];
+        size_t n = 2;
+        esc[0] = '\\';
+        if (c == '\\' || c == '\n' || c == '\t') {
+            esc[1] = c == '\n' ? 'n' : c == '\t' ? 't' : '\\';
+        } else if (c < 0x20 || c == 0x7f) {
+            esc[1] = 'x';
+            esc[2] = hex[c >> 4];
+            esc[3] = hex[c & 15];
+            n = 4;
+        } else {
+            esc[0] = (char)c;
+            n = 1;
+        }
+        if (used + n + 4 > cap) { /* room for "..." and the NUL */
+            size_t dots = cap - 1 - used < 3 ? cap - 1 - used : 3;
+            for (size_t i = 0; i < dots; i++)
+                buf[used++] = '.';
+            break;
+        }
+        for (size_t i = 0; i < n; i++)
+            buf[used++] = esc[i];
+    }
+    buf[used] = '\0';
+}
+
 /* vt_fmt_bytes: bytes for people, in binary units with one decimal ("1.5 GiB", "512 B").
  * AS-safe. */
 size_t vt_fmt_bytes(char *buf, size_t cap, uint64_t bytes)

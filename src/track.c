@@ -642,7 +642,8 @@ void vt_track_summary(void)
                                    series == VT_SERIES_DEVICE ? peak_by_category[d] : NULL);
     }
     vt_writer_close(&t);
-    const char *trace_path = vt_writer_path();
+    bool partial = false;
+    const char *trace_path = vt_writer_path_shown(&partial);
     vt_lock_give();
 
     int peak_device = 0;
@@ -695,7 +696,8 @@ void vt_track_summary(void)
     summary_top_categories(top, sizeof top, peak_device);
     vt_log(0,
            "peak %s of device memory on device %d%s, %llu allocs, %llu frees, %llu failed, %s "
-           "live at exit, trace '%s'",
+           "live at exit, %strace '%s'",
            peak, peak_device, top, (unsigned long long)t.n_allocs, (unsigned long long)t.n_frees,
-           (unsigned long long)t.n_failed, live, trace_path ? trace_path : "none");
+           (unsigned long long)t.n_failed, live, partial ? "partial " : "",
+           trace_path ? trace_path : "none");
 }

@@ -49,6 +49,7 @@ size_t vt_vfmt(char *buf, size_t cap, const char *fmt, va_list ap);
 void vt_log(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void vt_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 size_t vt_fmt_bytes(char *buf, size_t cap, uint64_t bytes);
+void vt_escape(char *buf, size_t cap, const char *s);
 
 /* ---- options.c -------------------------------------------------------------------------- */
 typedef enum vt_option_e {
@@ -378,7 +379,8 @@ void vt_writer_close(const vt_totals_t *totals);
 bool vt_writer_capped(void);
 void vt_writer_peak(int series, int device, uint64_t peak_bytes, uint64_t peak_t_ns,
                     const uint64_t by_category[VT_CAT_COUNT]);
-const char *vt_writer_path(void); /* the trace's path once opened, else NULL */
+const char *vt_writer_path(void);                /* the trace's path once opened, else NULL */
+const char *vt_writer_path_shown(bool *partial); /* escaped; partial: stopped early */
 void vt_writer_after_fork_child(void);
 
 /* ---- resolve.c: real functions and the substitution doors ------------------------------------ */

@@ -23,9 +23,16 @@
 
 enum { W_CLOSED, W_OPEN, W_FAILED, W_DONE }; /* not opened yet, writing, given up, closed */
 
+/* The trace's descriptor is moved to this number or above, out of the range a program's own
+ * fixed numbers (shell redirections, `exec 9>lock`) and first opens use. */
+#define TRACE_FD_MIN 100
+
 static struct writer_s {
     int state;
     int fd;
+    dev_t dev;    /* the file the claim took: w.fd must still be it before every extend, map and */
+    ino_t ino;    /* trim, or the program closed or reused the number and the file is its own */
+    bool partial; /* stopped because the descriptor was no longer the trace's */
     pid_t pid;
     uint8_t *chunk; /* the mapping of [chunk_off, chunk_off + VT_FORMAT_CHUNK_BYTES) */
     uint64_t chunk_off;
@@ -38,6 +45,7 @@ static struct writer_s {
     bool capped;             /* the limit was reached: only OOM, PEAK and END from now on */
     uint32_t cur_thread;     /* compact records: the current thread (vt_format.h) */
     char path[4096];
+    char shown[1024]; /* path escaped for messages (vt_escape) */
 } w = {.fd = -1, .last_chunk_off = UINT64_MAX};
 
 /* Which trace a thread's number belongs to: a new file (fork child) numbers threads anew. With
@@ -124,12 +132,14 @@ static void index_delete(uint32_t i)
 /* ---- opening ----------------------------------------------------------------------------- */
 
 /* Takes path for this process: created 0600 if absent, never through a symbolic link, only a
- * regular file of ours, and only when no live process holds it (the owner keeps an exclusive
- * flock for its lifetime; a stale trace of a finished run is overwritten). Returns the fd or
- * -errno (-EBUSY: a live process owns it). */
+ * regular file of ours, only when no live process holds it (the owner keeps an exclusive flock
+ * for its lifetime) and only when it is empty: a file that holds a trace, of a finished run or
+ * of an earlier image of this very pid (exec drops the lock), is never truncated. Returns the
+ * fd, moved to TRACE_FD_MIN or above, or -errno (-EBUSY: a live process owns it; -EEXIST: it
+ * holds a trace). */
 static int claim(const char *path)
 {
-    int fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+    int fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC, 0600);
     if (fd < 0)
         return -errno;
     struct stat st;
@@ -140,14 +150,23 @@ static int claim(const char *path)
         err = EPERM;
     else if (flock(fd, LOCK_EX | LOCK_NB) != 0)
         err = errno == EWOULDBLOCK ? EBUSY : errno;
-    else if ((st.st_mode & 07777) != 0600 && fchmod(fd, 0600) != 0)
-        err = errno; /* a stale trace of ours made 0644 by a copy: the new events are ours only */
-    else if (ftruncate(fd, 0) != 0)
+    else if (fstat(fd, &st) != 0) /* the size now that nobody else can claim it */
         err = errno;
+    else if (st.st_size != 0)
+        err = EEXIST;
+    else if ((st.st_mode & 07777) != 0600 && fchmod(fd, 0600) != 0)
+        err = errno; /* an empty claim of ours made 0644 by a copy: the new events are ours only */
     if (err) {
         close(fd);
         return -err;
     }
+    int high = fcntl(fd, F_DUPFD_CLOEXEC, TRACE_FD_MIN);
+    if (high >= 0) { /* the duplicate shares the open file and its lock */
+        close(fd);
+        fd = high;
+    }
+    w.dev = st.st_dev;
+    w.ino = st.st_ino;
     return fd;
 }
 
@@ -157,33 +176,77 @@ static bool ends_with(const char *s, const char *suffix)
     return n >= m && strcmp(s + n - m, suffix) == 0;
 }
 
-/* The naming of docs/design.md, "Output naming": VRAMTRACE_OUTPUT=FILE.vtr is exactly the file of the first
- * process of the tree that records (the traced command); any other process writes
- * FILE.<pid>.vtr beside it. A value without .vtr is a prefix: PREFIX.<pid>.vtr. */
+/* Names tried for one process before giving up: FILE.<pid>.vtr, then FILE.<pid>.<n>.vtr. */
+#define MAX_NAMES 1000
+
+/* The naming of docs/design.md, "Output naming": VRAMTRACE_OUTPUT=FILE.vtr is exactly the file
+ * of the first process of the tree that records (the traced command), when FILE.vtr is absent
+ * or empty; any other process, or FILE.vtr holding a trace already, writes FILE.<pid>.vtr
+ * beside it, and when that holds a trace too (an earlier image of this pid, before an exec, or
+ * a stale trace of a reused pid) FILE.<pid>.1.vtr, FILE.<pid>.2.vtr, ... A value without .vtr
+ * is a prefix: PREFIX.<pid>.vtr and so on. A character device (/dev/null) means no trace:
+ * -ENODEV. */
 static int open_trace(void)
 {
     const char *out = vt_option_get_str(VT_OPTION_OUTPUT);
     if (!out || !*out)
         out = "vramtrace";
+    struct stat st;
+    if (stat(out, &st) == 0 && S_ISCHR(st.st_mode)) {
+        vt_fmt(w.path, sizeof w.path, "%s", out);
+        return -ENODEV;
+    }
     size_t stem_len = strlen(out);
     int fd = -ENOENT;
     if (ends_with(out, ".vtr")) {
         stem_len -= 4;
         if (vt_fmt(w.path, sizeof w.path, "%s", out) < sizeof w.path) {
             fd = claim(w.path);
-            if (fd >= 0 || fd != -EBUSY)
+            if (fd >= 0 || (fd != -EBUSY && fd != -EEXIST))
                 return fd;
         }
     }
-    if (vt_fmt(w.path, sizeof w.path, "%.*s.%d.vtr", (int)stem_len, out, (int)getpid()) >=
-        sizeof w.path)
-        return -ENAMETOOLONG;
-    return claim(w.path);
+    for (int n = 0; n < MAX_NAMES; n++) {
+        size_t len =
+            n ? vt_fmt(w.path, sizeof w.path, "%.*s.%d.%d.vtr", (int)stem_len, out, (int)getpid(),
+                       n)
+              : vt_fmt(w.path, sizeof w.path, "%.*s.%d.vtr", (int)stem_len, out, (int)getpid());
+        if (len >= sizeof w.path)
+            return -ENAMETOOLONG;
+        fd = claim(w.path);
+        if (fd >= 0 || (fd != -EBUSY && fd != -EEXIST))
+            return fd;
+    }
+    return fd;
+}
+
+/* True when w.fd is still the file the claim took: a program that closes its descriptors
+ * (closefrom, daemonizing code) may have given the number to a file of its own. */
+static bool fd_is_trace(void)
+{
+    struct stat st;
+    return w.fd >= 0 && fstat(w.fd, &st) == 0 && st.st_dev == w.dev && st.st_ino == w.ino;
+}
+
+/* The descriptor is no longer the trace's: recording stops with one warning, and the number,
+ * now the program's, is neither written, extended, trimmed nor closed. What the mappings
+ * received stays in the file. */
+static void lost_descriptor(void)
+{
+    vt_warn("stopped: the program closed or reused the trace's descriptor (%d); the partial "
+            "trace is '%s'",
+            w.fd, w.shown);
+    if (w.chunk)
+        munmap(w.chunk, VT_FORMAT_CHUNK_BYTES);
+    w.chunk = NULL;
+    w.fd = -1;
+    w.partial = true;
+    w.state = W_FAILED;
 }
 
 static void fail(const char *what, int err)
 {
-    vt_warn("disabled: cannot write '%s': %s%s%s", w.path, what, err ? ": " : "",
+    vt_warn("disabled: cannot write '%s': %s%s%s", w.shown, what, err ? ": " : "",
             err ? strerror(err) : "");
     if (w.chunk)
         munmap(w.chunk, VT_FORMAT_CHUNK_BYTES);
@@ -199,6 +262,10 @@ static void fail(const char *what, int err)
  * past RLIMIT_FSIZE with SIGXFSZ. */
 static bool map_chunk(uint64_t off)
 {
+    if (!fd_is_trace()) {
+        lost_descriptor();
+        return false;
+    }
     struct rlimit lim;
     if (getrlimit(RLIMIT_FSIZE, &lim) == 0 && lim.rlim_cur != RLIM_INFINITY &&
         off + VT_FORMAT_CHUNK_BYTES > lim.rlim_cur) {
@@ -263,7 +330,8 @@ static uint8_t *reserve_for(size_t max_body, bool critical)
         if (!w.capped && w.pos + 1 + 1 + 10 <= VT_FORMAT_CHUNK_BYTES) {
             w.capped = true;
             put_capped_record();
-            vt_log(1, "'%s' reached VRAMTRACE_MAX_SIZE: events from now on are summarized", w.path);
+            vt_log(1, "'%s' reached VRAMTRACE_MAX_SIZE: events from now on are summarized",
+                   w.shown);
         }
         return critical && w.pos + 1 + max_body <= VT_FORMAT_CHUNK_BYTES ? w.chunk + w.pos : NULL;
     }
@@ -447,6 +515,12 @@ static bool ready(void)
     if (w.state != W_CLOSED || !vt_is_on())
         return false;
     int fd = open_trace();
+    vt_escape(w.shown, sizeof w.shown, w.path);
+    if (fd == -ENODEV) {
+        vt_log(1, "'%s' is a device: no trace", w.shown);
+        w.state = W_FAILED;
+        return false;
+    }
     if (fd < 0) {
         fail("cannot create it", -fd);
         return false;
@@ -473,7 +547,7 @@ static bool ready(void)
     w.last_t_ns = vt_now_ns();
     put_process_record();
     put_api_names_record();
-    vt_log(1, "writing '%s'", w.path);
+    vt_log(1, "writing '%s'", w.shown);
     return w.state == W_OPEN;
 }
 
@@ -820,10 +894,14 @@ void vt_writer_close(const vt_totals_t *t)
     }
     if (w.state != W_OPEN)
         return;
+    if (!fd_is_trace()) { /* END is in the mapping; the file keeps its whole last chunk */
+        lost_descriptor();
+        return;
+    }
     uint64_t size = w.chunk_off + w.pos;
     munmap(w.chunk, VT_FORMAT_CHUNK_BYTES);
     if (ftruncate(w.fd, (off_t)size) != 0)
-        vt_log(1, "cannot trim '%s': %s", w.path, strerror(errno));
+        vt_log(1, "cannot trim '%s': %s", w.shown, strerror(errno));
     close(w.fd);
     w.chunk = NULL;
     w.fd = -1;
@@ -832,16 +910,26 @@ void vt_writer_close(const vt_totals_t *t)
 
 const char *vt_writer_path(void)
 {
-    return w.state == W_OPEN || w.state == W_DONE ? w.path : NULL;
+    return w.state == W_OPEN || w.state == W_DONE || w.partial ? w.path : NULL;
+}
+
+/* The path as messages show it (escaped), with whether the trace stopped early; NULL when
+ * there is no trace. */
+const char *vt_writer_path_shown(bool *partial)
+{
+    *partial = w.partial;
+    return vt_writer_path() ? w.shown : NULL;
 }
 
 /* The fork child (single-threaded): the mapping and the descriptor are the parent's trace.
- * Drop both without writing; the child's first event opens its own file. */
+ * Drop both without writing (the descriptor only while it is still the trace's: the parent
+ * may have given the number to a file of its own); the child's first event opens its own
+ * file. */
 void vt_writer_after_fork_child(void)
 {
     if (w.chunk)
         munmap(w.chunk, VT_FORMAT_CHUNK_BYTES);
-    if (w.fd >= 0)
+    if (fd_is_trace())
         close(w.fd);
     if (cw)
         munmap(cw, sizeof *cw);

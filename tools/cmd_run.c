@@ -4,6 +4,7 @@
  * with its status, or 128 + N when signal N killed it, so that `vramtrace run -- CMD` can stand in
  * for CMD in a script. The launcher never loads the library itself, and its own environment stays
  * untouched: CMD's variables are set in the child, between fork and exec. */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -12,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -32,10 +34,14 @@ static const char usage[] =
     "killed it). Options go before '--'; SIGINT, SIGTERM, SIGHUP and SIGQUIT sent to vramtrace\n"
     "are passed on to CMD.\n"
     "\n"
-    "    -o FILE            CMD's trace is exactly FILE (a name ending in .vtr); other processes\n"
-    "                       of the tree that allocate write <FILE without .vtr>.<pid>.vtr beside\n"
-    "                       it. Without -o: the library's default, vramtrace.<pid>.vtr in the\n"
-    "                       working directory, named by its exit line\n"
+    "    -o FILE            CMD's trace is exactly FILE (a name ending in .vtr; a FILE left by\n"
+    "                       an earlier run is replaced); other processes of the tree that\n"
+    "                       allocate, and a later one once FILE holds a trace, write\n"
+    "                       <FILE without .vtr>.<pid>.vtr beside it (.<pid>.<n>.vtr for an exec'ed\n"
+    "                       image of the same pid); the last line names every file written. A\n"
+    "                       character device (/dev/null): no trace. Without -o: the library's\n"
+    "                       default, vramtrace.<pid>.vtr in the working directory, named by its\n"
+    "                       exit line\n"
     "    --rules FILE       category rules instead of the built-in ones (VRAMTRACE_RULES)\n"
     "    --depth N          frames per call-site stack, 0 to 256 (VRAMTRACE_DEPTH; default 64)\n"
     "    --per-tensor       turn the framework caching allocators off, unless the variables are\n"
@@ -190,8 +196,12 @@ static int parse(int argc, char **argv, run_opts_t *o)
         error(i == argc ? "'run' needs '--' and a command" : "'run' needs a command after '--'");
         return usage_error();
     }
-    if (o->output && (!ends_with(o->output, ".vtr") || strlen(o->output) == 4)) {
-        error("'-o %s': the trace file name must end in .vtr", o->output);
+    struct stat st;
+    if (o->output && (!ends_with(o->output, ".vtr") || strlen(o->output) == 4) &&
+        !(stat(o->output, &st) == 0 && S_ISCHR(st.st_mode))) {
+        char *shown = vt_escaped(o->output);
+        error("'-o %s': the trace file name must end in .vtr", shown ? shown : "?");
+        free(shown);
         return EXIT_USAGE;
     }
     if (o->depth && !is_depth(o->depth)) {
@@ -361,8 +371,12 @@ static int build_env(const run_opts_t *o, env_set_t *env)
         char *dir = out ? strdup(out) : NULL;
         if (dir)
             *strrchr(dir, '/') = '\0';
-        if (!dir || access(*dir ? dir : "/", W_OK | X_OK) != 0) {
-            error("cannot write a trace in '%s': %s", dir && *dir ? dir : "/", strerror(errno));
+        struct stat st;
+        bool device = out && stat(out, &st) == 0 && S_ISCHR(st.st_mode);
+        if (!device && (!dir || access(*dir ? dir : "/", W_OK | X_OK) != 0)) {
+            char *shown = vt_escaped(dir && *dir ? dir : "/");
+            error("cannot write a trace in '%s': %s", shown ? shown : "?", strerror(errno));
+            free(shown);
             free(out);
             free(dir);
             goto fail;
@@ -542,6 +556,113 @@ static char *trace_of(const run_opts_t *o, pid_t pid)
     return join(out, pid_vtr, "");
 }
 
+static bool before_time(const struct timespec *a, const struct timespec *b);
+
+/* A FILE that an earlier run left, and no live process holds (the library keeps an exclusive
+ * flock on the trace it writes), is removed before CMD starts: -o FILE is this run's trace, and
+ * the library never truncates a file that holds a trace. Only a regular file of ours. */
+static void discard_stale(const char *path)
+{
+    int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+    if (fd < 0)
+        return;
+    struct stat st;
+    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == geteuid() &&
+        flock(fd, LOCK_EX | LOCK_NB) == 0)
+        unlink(path);
+    close(fd);
+}
+
+/* Whether name is one of the library's names for stem (src/writer.c open_trace): stem.vtr,
+ * stem.<pid>.vtr, stem.<pid>.<n>.vtr. */
+static bool is_trace_name(const char *name, const char *stem, size_t stem_len)
+{
+    if (strncmp(name, stem, stem_len) != 0)
+        return false;
+    const char *p = name + stem_len;
+    for (int numbers = 0; numbers <= 2; numbers++) {
+        if (strcmp(p, ".vtr") == 0)
+            return true;
+        if (*p != '.' || p[1] < '0' || p[1] > '9')
+            return false;
+        p += 1 + strspn(p + 1, "0123456789");
+    }
+    return false;
+}
+
+static int by_name(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The traces of FILE's naming written since start, FILE itself first: a malloc'd array of
+ * malloc'd paths spelled as FILE is (its directory as given), *n their count. */
+static char **traces_written(const char *file, const struct timespec *start, size_t *n)
+{
+    *n = 0;
+    const char *slash = strrchr(file, '/');
+    size_t dir_len = slash ? (size_t)(slash - file) + 1 : 0;
+    char *dir = slash ? strndup(file, dir_len) : strdup("./");
+    const char *stem = file + dir_len;
+    size_t stem_len = strlen(stem) - 4;
+    DIR *d = dir ? opendir(dir) : NULL;
+    char **list = NULL;
+    size_t cap = 0;
+    struct dirent *e;
+    while (d && (e = readdir(d))) {
+        if (!is_trace_name(e->d_name, stem, stem_len))
+            continue;
+        char *path = malloc(dir_len + strlen(e->d_name) + 1);
+        struct stat st;
+        if (!path)
+            break;
+        sprintf(path, "%.*s%s", (int)dir_len, file, e->d_name);
+        bool ours = stat(path, &st) == 0 && S_ISREG(st.st_mode) && !before_time(&st.st_mtim, start);
+        if (ours && *n == cap) {
+            cap = cap ? 2 * cap : 8;
+            char **grown = realloc(list, cap * sizeof *list);
+            if (!grown)
+                ours = false;
+            else
+                list = grown;
+        }
+        if (ours)
+            list[(*n)++] = path;
+        else
+            free(path);
+    }
+    if (d)
+        closedir(d);
+    free(dir);
+    if (*n > 1)
+        qsort(list, *n, sizeof *list, by_name);
+    for (size_t i = 1; i < *n; i++) { /* FILE itself first */
+        if (strcmp(list[i] + dir_len, stem) == 0) {
+            char *exact = list[i];
+            memmove(list + 1, list, i * sizeof *list);
+            list[0] = exact;
+        }
+    }
+    return list;
+}
+
+/* "vramtrace: trace in 'FILE'", or "traces in 'A', 'B', ..." naming every file the run wrote
+ * (the first 32). */
+static void say_traces(char **list, size_t n)
+{
+    char line[4096];
+    size_t used = (size_t)snprintf(line, sizeof line, "trace%s in ", n > 1 ? "s" : "");
+    for (size_t i = 0; i < n && i < 32 && used < sizeof line; i++) {
+        char *shown = vt_escaped(list[i]);
+        used += (size_t)snprintf(line + used, sizeof line - used, "%s'%s'", i ? ", " : "",
+                                 shown ? shown : "?");
+        free(shown);
+    }
+    if (n > 32 && used < sizeof line)
+        snprintf(line + used, sizeof line - used, " and %zu more", n - 32);
+    error("%s", line);
+}
+
 typedef struct file_stamp_s {
     bool exists;
     struct timespec mtime;
@@ -587,6 +708,10 @@ int cmd_run(int argc, char **argv)
     /* The trace of an earlier run may exist under the same name: tell it from ours afterwards.
      * Without -o the name holds CMD's pid, known only after the fork: a file of that name is
      * ours when it changed after the start (file times come from the coarse clock). */
+    struct stat out_st;
+    bool device = o.output && stat(o.output, &out_st) == 0 && S_ISCHR(out_st.st_mode);
+    if (o.output && !device)
+        discard_stale(o.output);
     file_stamp_t before = stamp(o.output);
     struct timespec start;
     clock_gettime(CLOCK_REALTIME_COARSE, &start);
@@ -596,7 +721,7 @@ int cmd_run(int argc, char **argv)
     rc = spawn(o.cmd[0], o.cmd, env, n_env, &cmd_pid, &exec_failed);
     for (int i = 0; i < n_env; i++)
         free(env[i].value);
-    if (exec_failed || (!o.output && !o.report))
+    if (exec_failed || (!o.output && !o.report) || device)
         return rc; /* the library's exit line names the trace */
 
     char *trace = trace_of(&o, cmd_pid);
@@ -607,12 +732,20 @@ int cmd_run(int argc, char **argv)
     file_stamp_t after = stamp(trace);
     bool ours =
         o.output ? changed(&before, &after) : after.exists && !before_time(&after.mtime, &start);
-    if (!ours) {
-        if (!o.quiet || o.report)
-            error("no trace was written to '%s'", trace);
-    } else if (o.output && !o.quiet) {
-        error("trace in '%s'", trace);
+    size_t n_written = 0;
+    char **written = o.output ? traces_written(o.output, &start, &n_written) : NULL;
+    if (!ours && (n_written == 0 || o.report)) {
+        if (!o.quiet || o.report) {
+            char *shown = vt_escaped(trace);
+            error("no trace was written to '%s'", shown ? shown : "?");
+            free(shown);
+        }
     }
+    if (n_written && !o.quiet)
+        say_traces(written, n_written);
+    for (size_t i = 0; i < n_written; i++)
+        free(written[i]);
+    free(written);
     if (ours && o.report) {
         /* A process of our own rather than a call of cmd_report: the report starts from a
          * clean slate (globals, stdio), and `run` does not depend on it at link time. */

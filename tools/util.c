@@ -135,6 +135,27 @@ char *read_file(const char *path, size_t *len_out)
     return buf;
 }
 
+char *vt_escaped(const char *s)
+{
+    size_t n = strlen(s);
+    char *out = malloc(4 * n + 1);
+    if (!out)
+        return NULL;
+    char *o = out;
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        if (*p == '\\' || *p == '\n' || *p == '\t') {
+            *o++ = '\\';
+            *o++ = *p == '\n' ? 'n' : *p == '\t' ? 't' : '\\';
+        } else if (*p < 0x20 || *p == 0x7f) {
+            o += sprintf(o, "\\x%02x", *p);
+        } else {
+            *o++ = (char)*p;
+        }
+    }
+    *o = '\0';
+    return out;
+}
+
 /* Writes s as XML character data: markup escaped, control bytes and invalid UTF-8 as '?'. */
 void vt_xml_text(FILE *out, const char *s)
 {

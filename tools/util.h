@@ -20,6 +20,12 @@ char *read_file(const char *path, size_t *len_out);
  * escaped, control bytes and invalid UTF-8 as '?'. */
 void vt_xml_text(FILE *out, const char *s);
 
+/* vt_escaped: s as a message shows it (a path cannot end the line or send the terminal an
+ * escape sequence): backslash, newline, tab, other control bytes and DEL as \\, \n, \t,
+ * \xHH; other bytes as they are. Malloc'd, or NULL when out of memory. The library escapes its
+ * messages the same way (src/log.c vt_escape). */
+char *vt_escaped(const char *s);
+
 /* vt_parse_bytes: "4096", "512M", "2GiB", "1.5G" (K, M, G, T: powers of 1024, any case, with an
  * optional B or iB) into *out. Returns 0, or -1 when s is not such a size or overflows. */
 int vt_parse_bytes(const char *s, uint64_t *out);

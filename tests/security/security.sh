@@ -4,8 +4,8 @@
 # properties of docs/reliability.md, each a case:
 #   setuid   AT_SECURE through a real setuid binary (root only; 77 otherwise, on nosuid, and in
 #            a sanitizer build, SANITIZE being its VRAMTRACE_SANITIZE list): inert
-#   mode     the trace file is 0600 whatever the umask, and when a stale one of another mode is
-#            reused
+#   mode     the trace file is 0600 whatever the umask, and when an empty claim of another mode
+#            is reused; a stale file with content is kept as it was
 #   cloexec  a traced program's exec'd child does not inherit the trace's descriptor
 #   output   VRAMTRACE_OUTPUT relative, empty, too long, a too-long name, a missing directory,
 #            a symbolic link (to a file, dangling), a directory: as documented
@@ -127,15 +127,24 @@ mode)
         check "umask $mask: PREFIX.<pid>.vtr is 0600 ($(stat -c %a "p$mask".*.vtr 2>&1))" \
             [ "$(stat -c %a "p$mask".*.vtr 2>&1)" = 600 ]
     done
-    # A stale trace of ours left readable by others (a copy, an older version) is reused 0600.
+    # An empty claim of ours left readable by others (a copy, an older version) is reused 0600;
+    # a file that holds something is never truncated: the trace goes beside it, 0600 too.
     for old_mode in 644 666 700; do
-        echo stale >"reused$old_mode.vtr"
+        : >"reused$old_mode.vtr"
         chmod "$old_mode" "reused$old_mode.vtr"
         traced "reused$old_mode" VRAMTRACE_OUTPUT="$tmp/reused$old_mode.vtr"
         same "reused$old_mode"
         check "a reused $old_mode trace is 0600 ($(stat -c %a "reused$old_mode.vtr" 2>&1))" \
             [ "$(stat -c %a "reused$old_mode.vtr" 2>&1)" = 600 ]
         check "the reused $old_mode trace was written" [ "$(allocs "reused$old_mode.vtr")" = 3 ]
+        echo stale >"kept$old_mode.vtr"
+        chmod "$old_mode" "kept$old_mode.vtr"
+        traced "kept$old_mode" VRAMTRACE_OUTPUT="$tmp/kept$old_mode.vtr"
+        same "kept$old_mode"
+        check "a stale $old_mode file is kept as it was" \
+            [ "$(cat "kept$old_mode.vtr"):$(stat -c %a "kept$old_mode.vtr")" = "stale:$old_mode" ]
+        check "the trace beside it is 0600 ($(stat -c %a "kept$old_mode".*.vtr 2>&1))" \
+            [ "$(stat -c %a "kept$old_mode".*.vtr 2>&1)" = 600 ]
     done
     ;;
 cloexec)

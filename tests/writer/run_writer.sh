@@ -90,10 +90,17 @@ live-owner)
     wait "$holder" 2>/dev/null
     json t.vtr
     check "the holder's trace is intact (1 alloc)" [ "$(field allocs)" = 1 ]
-    # Once the owner is gone, the name is free again: a later run replaces the stale trace.
+    # Once the owner is gone the file still holds its trace: a later run never truncates it,
+    # and writes t.<pid>.vtr beside it.
     traced t.vtr exit 3
     json t.vtr
-    check "a stale trace is replaced" [ "$(field allocs)" = 3 ]
+    check "a finished trace is kept (1 alloc)" [ "$(field allocs)" = 1 ]
+    check "the later run wrote its own t.<pid>.vtr" [ "$(ls t.*.vtr | wc -l)" -eq 2 ]
+    # An empty claim (a process that died between creating the file and writing it) is taken.
+    : >e.vtr
+    traced e.vtr exit 4
+    json e.vtr
+    check "an empty claim is taken" [ "$(field allocs)" = 4 ]
     ;;
 symlink)
     ln -s /etc/passwd t.vtr

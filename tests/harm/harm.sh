@@ -1,0 +1,101 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# harm.sh CASE VRAMTRACE LIB SIMDIR PROGRAM: t_harm CASE (t_harm.c) untraced and traced on the
+# simulated device. The output, the exit status and the program's own files must be the same
+# (vramtrace never harms the program); then the traces must be as the case says.
+set -u
+case_=$1 vt=$2 lib=$3 sim=$4 prog=$5
+tmp=$(mktemp -d) || exit 1
+trap 'rm -rf "$tmp"' EXIT
+cd "$tmp" || exit 1
+mkdir plain traced
+fail=0
+check() { # check WHAT CONDITION...
+    what=$1
+    shift
+    if ! "$@"; then
+        echo "FAIL harm $case_: $what" >&2
+        fail=1
+    fi
+}
+json() { "$vt" report --json "$1" >report.json 2>report.err; }
+field() { sed -n "s/.*\"$1\": \([0-9a-z]*\).*/\1/p" report.json | head -n 1; }
+# run DIR PRELOAD CMD...: CMD in DIR with the simulator, stdout in DIR/out, stderr DIR/err.
+run() {
+    dir=$1 preload=$2
+    shift 2
+    (cd "$dir" && env -i PATH="$PATH" LD_LIBRARY_PATH="$sim" VTSIM_DEVICE_MEMORY=4G \
+        LD_PRELOAD="$preload" VRAMTRACE_OUTPUT="$tmp/traced/t.vtr" "$@" >out 2>err)
+    echo $? >"$dir/status"
+}
+same() { # same: the program's output, status and user.dat are those of the untraced run
+    check "exit status $(cat traced/status) traced, $(cat plain/status) untraced" \
+        cmp -s plain/status traced/status
+    check "the same output traced and untraced: $(diff plain/out traced/out)" \
+        cmp -s plain/out traced/out
+    if [ -e plain/user.dat ]; then
+        check "user.dat byte-identical ($(stat -c %s traced/user.dat) bytes traced)" \
+            cmp -s plain/user.dat traced/user.dat
+    fi
+}
+case $case_ in
+fd-reuse | fd-dup2 | fd-closefrom)
+    run plain "" "$prog" "$case_"
+    run traced "$lib" "$prog" "$case_"
+    same
+    check "the untraced run put user.dat on the number: $(cat plain/out)" \
+        grep -qx 'user.dat on the trace.s number: yes' plain/out
+    check "1 MiB written" grep -qx 'wrote 1048576 bytes' traced/out
+    check "one warning: $(cat traced/err)" \
+        [ "$(grep -c "vramtrace: stopped: the program closed or reused the trace's descriptor" traced/err)" = 1 ]
+    check "the exit line names the partial trace" \
+        grep -q "partial trace '$tmp/traced/t.vtr'\$" traced/err
+    json traced/t.vtr
+    check "the partial trace reads ($(cat report.err))" [ $? -eq 0 ] || [ -s report.json ]
+    check "it holds the events before the stop: $(field allocs) allocs" [ "$(field allocs)" -ge 1 ]
+    ;;
+sequence)
+    # Two processes one after the other under one -o: two traces, neither truncated.
+    "$vt" run -o "$tmp/job.vtr" -- sh -c "'$prog' alloc 1; '$prog' alloc 2" >out 2>err
+    check "exit 0" [ $? -eq 0 ]
+    json job.vtr
+    check "the first process's trace is job.vtr: $(field allocs) allocs" [ "$(field allocs)" = 1 ]
+    second=$(ls job.*.vtr 2>/dev/null)
+    check "the second's is job.<pid>.vtr: '$second'" [ "$(echo "$second" | wc -w)" = 1 ]
+    json "$second"
+    check "the second's 2 allocs" [ "$(field allocs)" = 2 ]
+    check "run names both: $(tail -n 1 err)" \
+        [ "$(tail -n 1 err)" = "vramtrace: traces in '$tmp/job.vtr', '$tmp/$second'" ]
+    # A run again: job.vtr of the earlier run is replaced, the other files are left alone.
+    "$vt" run -o "$tmp/job.vtr" -- "$prog" alloc 3 >out 2>err
+    json job.vtr
+    check "a second run replaces job.vtr: $(field allocs) allocs" [ "$(field allocs)" = 3 ]
+    check "and names it alone: $(tail -n 1 err)" \
+        [ "$(tail -n 1 err)" = "vramtrace: trace in '$tmp/job.vtr'" ]
+    check "the first run's job.<pid>.vtr is left" [ -f "$second" ]
+    ;;
+exec)
+    # One pid, three images (two execs): each image's events in a file of its own.
+    run plain "" "$prog" exec 2
+    run traced "$lib" "$prog" exec 2
+    same
+    pid=$(ls traced/t.*.vtr | sed -n 's/.*t\.\([0-9]*\)\.vtr$/\1/p')
+    check "the second image wrote t.<pid>.vtr ($(ls traced))" [ -n "$pid" ]
+    for f in t.vtr "t.$pid.vtr" "t.$pid.1.vtr"; do
+        json "traced/$f"
+        check "$f: one allocation ($(cat report.err))" [ "$(field allocs)" = 1 ]
+    done
+    check "one exit line, the last image's: $(cat traced/err)" [ "$(grep -c "trace '" traced/err)" = 1 ]
+    ;;
+*)
+    echo "harm.sh: unknown case '$case_'" >&2
+    exit 2
+    ;;
+esac
+if [ $fail -ne 0 ]; then
+    for f in plain/out plain/err traced/out traced/err; do
+        echo "--- $f ---" >&2
+        cat "$f" >&2 2>/dev/null
+    done
+fi
+exit $fail
