@@ -1,10 +1,12 @@
 # SPDX-License-Identifier: MIT
 """The Python side of bench/capture.sh: ns per cudaMalloc + cudaFree pair of the simulated
-libcudart.so.13 called from a Python loop with ctypes, CHAIN Python frames deep. ctypes.PyDLL
-keeps the GIL across the call, so a traced allocation gets its Python frames (src/python.c);
-ctypes.CDLL would release it and the call-site would have native frames only.
+libcudart.so.13 called from a Python loop with ctypes, CHAIN Python frames deep. With KIND
+"cdll" (the default) ctypes releases the GIL around each call, as PyTorch's bindings do around
+every operator; "pydll" keeps it. Either way a traced allocation gets its Python frames
+(src/python.c).
 
-usage: capture.py [PAIRS] [CHAIN]      prints "pycapture <ns per pair> <pairs> <chain>"
+usage: capture.py [PAIRS] [CHAIN] [cdll|pydll]
+       prints "pycapture <ns per pair> <pairs> <chain> <kind>"
 """
 import ctypes
 import sys
@@ -14,7 +16,8 @@ import time
 def main():
     pairs = int(sys.argv[1]) if len(sys.argv) > 1 else 100000
     chain = int(sys.argv[2]) if len(sys.argv) > 2 else 10
-    rt = ctypes.PyDLL("libcudart.so.13")
+    kind = sys.argv[3] if len(sys.argv) > 3 else "cdll"
+    rt = {"cdll": ctypes.CDLL, "pydll": ctypes.PyDLL}[kind]("libcudart.so.13")
     malloc, free = rt.cudaMalloc, rt.cudaFree
     malloc.argtypes = [ctypes.POINTER(ctypes.c_void_p), ctypes.c_size_t]
     malloc.restype = ctypes.c_int
@@ -36,7 +39,7 @@ def main():
         loop(pairs)
         return (time.perf_counter_ns() - t0) / pairs
 
-    print("pycapture %.1f %d %d" % (frames(chain), pairs, chain))
+    print("pycapture %.1f %d %d %s" % (frames(chain), pairs, chain, kind))
 
 
 main()

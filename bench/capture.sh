@@ -11,8 +11,10 @@
 #             heaptrack (its added cost per loop pair, and per host allocation it recorded: the
 #             simulated CUDA libraries allocate on the host too, and heaptrack counts those);
 #             the physical limit, bench/unwind_floor (unw_backtrace + one hash insert/delete).
-#   python    bench/capture.py: the same pair from a Python loop with ctypes.PyDLL, untraced
-#             and traced at the default depth (64), Python frames included.
+#   python    bench/capture.py: the same pair from a Python loop 10 Python frames deep with
+#             ctypes.CDLL (the GIL released around each call, as PyTorch's bindings do) and
+#             ctypes.PyDLL (the GIL kept), untraced and traced at the default depth (64), Python
+#             frames included.
 #   threads   bench/threads: 1, 2, 4, 8, 16 threads each doing THREAD_PAIRS pairs, untraced and
 #             traced at depth 0 and 64 (a shallow stack): CPU ns per pair per thread (the wall
 #             time per thread grows with threads / cores whatever the tracer does).
@@ -93,9 +95,9 @@ check $((1000 + 101)) 64 "$bin/capture" 1000 "$chain"
 check $((1 + 4 * (100 + 11))) 0 "$bin/threads" 4 100
 py_ok=0
 if [ -n "$python" ]; then
-    # PyDLL's cudaMalloc reaches the simulated driver through vramtrace's driver door; the
+    # The loop's cudaMalloc reaches the simulated driver through vramtrace's driver door; the
     # verbose log says whether Python frames are taken.
-    check $((1000 + 101)) 64 "$python" "$here/capture.py" 1000 10
+    check $((1000 + 101)) 64 "$python" "$here/capture.py" 1000 10 cdll
     grep -q 'Python 3\.[0-9]* found' "$tmp/check.err" && py_ok=1
     [ "$py_ok" = 1 ] || echo "# $python: no Python frames ($(grep -o 'Python 3[^:]*' "$tmp/check.err" | head -n 1))"
 fi
@@ -118,8 +120,10 @@ while [ "$i" -lt "$runs" ]; do
         rm -f "$tmp"/ht.*
     fi
     if [ "$py_ok" = 1 ]; then
-        plain "$python" "$here/capture.py" "$pypairs" 10 | add py_base
-        traced 64 "$python" "$here/capture.py" "$pypairs" 10 | add py_d64
+        for kind in cdll pydll; do
+            plain "$python" "$here/capture.py" "$pypairs" 10 "$kind" | add "py_base_$kind"
+            traced 64 "$python" "$here/capture.py" "$pypairs" 10 "$kind" | add "py_d64_$kind"
+        done
     fi
     i=$((i + 1))
 done
@@ -151,8 +155,12 @@ for d in 16 64; do
     echo "| capture | floor: unw_backtrace $d frames + hash insert | – | – | $(calc "$(median "floor_$d")") | ns/pair | no vramtrace; $(spread "floor_$d") |"
 done
 if [ "$py_ok" = 1 ]; then
-    pb=$(median py_base) pt=$(median py_d64)
-    echo "| python | ctypes loop, depth 64 with Python frames | $(calc "$pb") | $(calc "$pt") | $(calc "$pt - $pb") | ns/pair | $(spread py_d64) |"
+    for kind in cdll pydll; do
+        pb=$(median "py_base_$kind") pt=$(median "py_d64_$kind")
+        what="GIL released (CDLL)"
+        [ "$kind" = pydll ] && what="GIL held (PyDLL)"
+        echo "| python | ctypes loop, 10 Python frames, $what, depth 64 | $(calc "$pb") | $(calc "$pt") | $(calc "$pt - $pb") | ns/pair | $(spread "py_d64_$kind") |"
+    done
 fi
 
 # ---- threads --------------------------------------------------------------------------------

@@ -332,26 +332,6 @@ static int decide(int first_frame_rule, vt_api_t api)
     return first_frame_rule < r->n_rules ? r->rules[first_frame_rule].category : VT_CAT_UNKNOWN;
 }
 
-/* Appends this thread's Python frames (python.c), if any, after the n_native native frames
- * in ips, as the outermost ones; returns the new count. Native and Python frames share the
- * depth budget: Python gets what the native frames leave, and at least VT_PY_MIN_FRAMES (or
- * half the depth, if less) taken from the outermost native frames, which in a Python process
- * are the interpreter's own loop and startup: the innermost Python frames say more. */
-static int add_python_frames(void **ips, int n_native, int depth)
-{
-    if (depth > VT_MAX_FRAMES)
-        depth = VT_MAX_FRAMES;
-    int reserve = depth / 2 < VT_PY_MIN_FRAMES ? depth / 2 : VT_PY_MIN_FRAMES;
-    int room = depth - n_native > reserve ? depth - n_native : reserve;
-    void *py[VT_MAX_FRAMES];
-    int n_py = vt_python_frames(py, room);
-    if (n_py == 0)
-        return n_native;
-    int keep = n_native < depth - n_py ? n_native : depth - n_py;
-    memcpy(ips + keep, py, (size_t)n_py * sizeof *py);
-    return keep + n_py;
-}
-
 /* vt_callsite_take: the call-site (interned stack id) and category of an allocation being
  * recorded now, on this thread. Not under vt_lock. */
 void vt_callsite_take(vt_callsite_t *cs, vt_api_t api)
@@ -363,7 +343,9 @@ void vt_callsite_take(vt_callsite_t *cs, vt_api_t api)
         cs->category = (uint8_t)decide(active_rules.n_rules, api);
         return;
     }
-    int n = add_python_frames(ips, vt_unwind(ips, depth), depth);
+    if (depth > VT_MAX_FRAMES)
+        depth = VT_MAX_FRAMES;
+    int n = vt_python_splice(ips, vt_unwind(ips, depth), depth);
     bool created = false;
     cs->stack_id = 0;
     if (n) /* takes vt_lock itself, and only when the stack is not the thread's last one */

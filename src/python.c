@@ -1,101 +1,62 @@
 /* SPDX-License-Identifier: MIT */
-/* Python frames of call-sites: when the process runs CPython 3.8–3.13 and the allocating
- * thread holds the GIL, the frame chain (file, function and line per frame) read through
- * CPython's public C API, resolved at run time, so libvramtrace.so has no build-time Python
- * dependency and costs nothing in a process without Python.
+/* Python frames of call-sites: when the process runs CPython 3.8–3.13, the allocating thread's
+ * own frame chain (file, function and line per frame), spliced into its native stack at the
+ * interpreter's evaluation frames, whether or not the thread holds the GIL. Nothing is resolved
+ * at build time, and a process without Python pays one failed symbol lookup.
  *
- * Pseudo instruction pointers. Each Python frame becomes one 64-bit value interned in the
- * stack trie like a return address (vt_internal.h, VT_PY_IP):
+ * Which threads. The thread state is the one CPython keeps for the calling thread in its
+ * thread-specific key (PyGILState_GetThisThreadState: a pthread_getspecific, documented as
+ * callable without the GIL, no lock, no allocation). A thread that released the GIL (PyTorch's
+ * bindings around every operator, ctypes.CDLL, numba, any Py_BEGIN_ALLOW_THREADS) is running
+ * native code, so its frame chain cannot change until it takes the GIL back; a thread holding
+ * the GIL is running us. Either way pyframes.c reads the chain as memory, without the GIL (never
+ * taken here: PyTorch's allocator calls cudaMalloc under its own mutex, which a thread holding
+ * the GIL may be waiting for), without the Python API, without touching a reference count.
+ * Threads with no thread state (PyTorch's autograd engine, NCCL's proxies, a program's own
+ * pthreads) and threads of subinterpreters, whose states are not in that key, have native frames
+ * only. While the interpreter is finalizing, other threads' states may be freed under them: no
+ * Python frames then (checked before and after the walk); atexit handlers run before that.
+ *
+ * Pseudo instruction pointers. Each Python frame becomes one 64-bit value interned in the stack
+ * trie like a return address (vt_internal.h, VT_PY_IP):
  *     bit  63      1: a Python frame (no user-space code address has it)
  *     bits 62..24  id of the interned string "path/file.py:function" (strings.c), 39 bits
  *     bits 23..0   the line the frame is executing, clamped to 2^24 - 1; 0 when unknown
- * They follow the native frames as the outermost ones: the stack is the native frames,
- * innermost first, then the Python frames, innermost first. Splicing them in at the
- * interpreter's own native frames is left to the analyzer. The string, not the code object, is
- * the key, so the ids survive code objects being freed and their addresses reused. Native and
- * Python frames share VRAMTRACE_DEPTH; Python keeps at least its innermost VT_PY_MIN_FRAMES
- * (categorize.c, add_python_frames). Rules match py: globs against the string.
+ * The string, not the code object, is the key, so the ids survive code objects being freed and
+ * their addresses reused. Rules match py: globs against the string.
  *
- * Safety. Python is only touched on a thread that holds the GIL of an initialized, not
- * finalizing interpreter; PyTorch's autograd threads and ctypes.CDLL calls run without it,
- * and there the native stack and thread name stand alone. Only C-level getters are called
- * (no Python code runs): the exception state is saved before and restored after, so nothing
- * the walk raises escapes and the program's pending exception is untouched, and the cyclic GC
- * is held off while 3.11+ materializes frame objects (allocating one may start a collection on
- * 3.11, which runs finalizers). Not AS-safe (Python allocates); the recording path is not
- * reached from signal handlers. */
+ * Splicing. Each native frame in _PyEval_EvalFrameDefault (its address range resolved once) is
+ * one C evaluation call, which runs one Python frame before 3.11 and, from 3.11, the frames
+ * between two entry markers (pyframes.c). The stack, innermost first, is the native frames up
+ * to each evaluation frame, that call's Python frames, then the evaluation frame itself:
+ *     cudaMalloc ← at::empty ← … ← module.py:_call_impl ← _PyEval_EvalFrameDefault ← … ← main
+ * Python frames left over (the native unwind stopped at VRAMTRACE_DEPTH, or the evaluation
+ * function is not found) follow as the outermost ones, still in order. VRAMTRACE_DEPTH bounds
+ * the native frames and, separately, the Python frames (the innermost ones); the whole stack
+ * keeps at most VT_MAX_FRAMES, the native frames giving way to at least half of it for Python.
+ *
+ * The name cache. A frame's string id is cached by its code object's address, and a hit is
+ * taken only when the cached string's text equals, byte for byte, the co_filename and co_name
+ * the code object at that address has now (read in place: they are immutable while it lives,
+ * and the frame keeps it alive). The key is only a hint: a freed code object whose address is
+ * reused, a slot torn by two threads, or a forked child's forgotten strings (vt_string gives
+ * NULL or another text) all fail the comparison and take the slow path, which interns the text
+ * under vt_lock. No reference is held, so nothing is ever released here. */
 #include "vt_internal.h"
 
 #include <dlfcn.h>
+#include <link.h>
 #include <stdatomic.h>
 #include <string.h>
-#include <sys/types.h>
 
 _Static_assert(sizeof(void *) == 8, "pseudo instruction pointers need 64-bit pointers");
 
-typedef struct py_object_s py_object_t; /* PyObject, opaque */
-
-/* The C API used, as resolved; NULL members are absent in this version. */
 static struct {
-    int minor; /* 3.<minor> */
-    int (*Py_IsInitialized)(void);
-    int (*is_finalizing)(void); /* Py_IsFinalizing (3.13), _Py_IsFinalizing (3.8–3.12) */
-    int (*PyGILState_Check)(void);
-    void *(*PyGILState_GetThisThreadState)(void);
-    void *(*thread_state_get)(void); /* PyThreadState_GetUnchecked, _PyThreadState_UncheckedGet */
-    py_object_t *(*PyEval_GetFrame)(void);
-    int (*PyFrame_GetLineNumber)(py_object_t *);
-    py_object_t *(*PyFrame_GetCode)(py_object_t *); /* 3.9+ */
-    py_object_t *(*PyFrame_GetBack)(py_object_t *); /* 3.9+ */
-    py_object_t *(*PyObject_GetAttrString)(py_object_t *, const char *);
-    const char *(*PyUnicode_AsUTF8AndSize)(py_object_t *, ssize_t *);
-    void (*Py_DecRef)(py_object_t *);
-    void (*PyErr_Fetch)(py_object_t **, py_object_t **, py_object_t **);
-    void (*PyErr_Restore)(py_object_t *, py_object_t *, py_object_t *);
-    py_object_t *(*PyErr_GetRaisedException)(void); /* 3.12+ */
-    void (*PyErr_SetRaisedException)(py_object_t *);
-    int (*PyGC_Disable)(void); /* 3.10+ */
-    int (*PyGC_Enable)(void);
-    py_object_t *none; /* &_Py_NoneStruct: 3.8's f_back at the outermost frame */
-    /* The frame-name cache's (below); any absent: no cache. */
-    py_object_t *(*PyObject_GetAttr)(py_object_t *, py_object_t *);
-    py_object_t *(*PyUnicode_InternFromString)(const char *);
-    py_object_t *(*PyObject_Type)(py_object_t *);
-    void (*Py_IncRef)(py_object_t *);
-    void *(*interpreter_get)(void); /* PyInterpreterState_Get (3.9+), _PyInterpreterState_Get */
-    void *(*PyInterpreterState_Main)(void);
-    py_object_t *unicode_type; /* &PyUnicode_Type */
-    bool cache_usable;         /* all of the above, and a build with a GIL */
+    vt_py_layout_t layout;
+    void *(*this_thread_state)(void); /* PyGILState_GetThisThreadState */
+    int (*is_finalizing)(void);       /* Py_IsFinalizing (3.13), _Py_IsFinalizing */
+    uintptr_t eval_lo, eval_hi;       /* _PyEval_EvalFrameDefault's code; 0, 0: unknown */
 } py;
-
-/* The frame-name cache: the string id of "path/file.py:function" by the identity of the code
- * object's co_filename and co_name objects. A Python loop at depth 64 spent ~0.65 us per frame
- * per allocation on two attribute lookups by C string, a UTF-8 copy and the interning under
- * vt_lock (docs/benchmarks.md, "Targets"); a hit costs two lookups by interned name
- * and two compares.
- *
- * Why it is exact: a slot holds a strong reference to both str objects, so neither can be freed
- * while it is cached, and a live str never changes its text: the code object whose co_filename
- * and co_name ARE those two objects has exactly the cached text, whichever code object it is
- * (the code object itself is not the key: a freed code object's address may be reused by
- * another, and holding code objects instead could not be released safely here, since freeing
- * one may run Python code: weakref callbacks, co_extra free functions). Only exact str objects
- * are held: freeing one runs no Python code (a str subclass could have __del__), so evicting a
- * slot is safe in the hook. The string id is checked against strings.c (vt_string returns the
- * same text pointer only while the id names the same interned string: after a fork child's
- * forget it names nothing or another string at another address, since forgotten strings are
- * never freed).
- *
- * When: only on threads of the main interpreter holding its GIL, which serializes every access
- * (no lock of ours), and never in a free-threaded build (no GIL to serialize them). A
- * subinterpreter's objects are never held, so none is released from another interpreter. */
-#define NAME_CACHE_SLOTS 1024u
-static struct {
-    py_object_t *file, *name; /* strong references; NULL: empty */
-    uint32_t id;
-    const char *text; /* vt_string(id) when cached */
-} name_cache[NAME_CACHE_SLOTS];
-static py_object_t *attr_co_filename, *attr_co_name; /* interned, held for good */
 
 enum { PY_UNKNOWN, PY_ABSENT, PY_RESOLVING, PY_PRESENT, PY_UNSUPPORTED };
 static _Atomic int py_state = PY_UNKNOWN;
@@ -107,20 +68,16 @@ static _Atomic unsigned py_modules_seen; /* vt_modules_count() at the last look 
  * is glibc's; RTLD_DEFAULT does not depend on the caller, unlike RTLD_NEXT. The unit tests
  * link the core without resolve.c and reach glibc directly. A miss makes glibc allocate its
  * dlerror message and replaces a pending dlerror() string: that happens once per process for
- * a version's optional symbols, and for "Py_GetVersion" only when the module map has grown. */
+ * "Py_GetVersion", and again only when the module map has grown. */
 static void *sym(const char *name)
 {
     return dlsym(RTLD_DEFAULT, name);
 }
 
-#define RESOLVE(field, name) (*(void **)&py.field = sym(name))
-
-/* The minor version of the loaded CPython 3 from Py_GetVersion() ("3.11.7 (main, …"), which
+/* The minor version of the loaded CPython 3 from its version string ("3.11.7 (main, …"), which
  * needs no interpreter state; -1 when it is not CPython 3. */
-static int python_minor(void)
+static int python_minor(const char *v)
 {
-    const char *(*get_version)(void) = (const char *(*)(void))sym("Py_GetVersion");
-    const char *v = get_version ? get_version() : NULL;
     if (!v || v[0] != '3' || v[1] != '.' || v[2] < '0' || v[2] > '9')
         return -1;
     int minor = 0;
@@ -129,78 +86,84 @@ static int python_minor(void)
     return minor;
 }
 
-/* Resolves the API for the version present. Returns the state to settle in. Runs in one
- * thread at a time (PY_RESOLVING). */
+/* 3.13 publishes the offsets a debugger needs at the start of _PyRuntime (_Py_DebugOffsets,
+ * Include/internal/pycore_runtime.h; its layout is 3.13's own). True when they agree with our
+ * table for every field read. */
+static bool debug_offsets_agree(const vt_py_layout_t *L)
+{
+    const unsigned char *runtime = sym("_PyRuntime");
+    if (!runtime || memcmp(runtime, "xdebugpy", 8) != 0)
+        return false;
+    uint64_t v[73];
+    memcpy(v, runtime, sizeof v);
+    /* Indices are the 64-bit words of _Py_DebugOffsets in 3.13.0 (cookie = word 0). */
+    struct {
+        unsigned word;
+        int ours;
+    } const checks[] = {
+        {23, L->ts_frame},       {29, L->fr_back},         {30, L->fr_code},
+        {31, L->fr_instr},       {33, L->fr_owner},        {35, L->co_filename},
+        {36, L->co_name},        {38, L->co_linetable},    {39, L->co_firstlineno},
+        {43, L->co_code},        {45, 8 /* ob_type */},    {65, 16 /* bytes ob_size */},
+        {66, 32 /* ob_sval */},  {68, 32 /* str state */}, {69, 16 /* str length */},
+        {70, L->str_ascii_data},
+    };
+    if (((v[1] >> 16) & 0xff) != 13 || v[2] != 0) /* 3.13, not free-threaded */
+        return false;
+    for (size_t i = 0; i < sizeof checks / sizeof *checks; i++)
+        if (v[checks[i].word] != (uint64_t)checks[i].ours)
+            return false;
+    return true;
+}
+
+/* Resolves what the reader needs for the version present. Returns the state to settle in. Runs
+ * in one thread at a time (PY_RESOLVING). */
 static int resolve(void)
 {
-    int minor = python_minor();
-    if (minor < 0)
-        return PY_ABSENT;
-    /* Each accessor below is checked against the 3.8-3.13 headers; a later version may rename
-     * or drop one (the 3.13 finalizing and thread-state getters did), so it is not guessed. */
-    if (minor < 8 || minor > 13) {
-        vt_log(1, "Python 3.%d is not supported (3.8 to 3.13): call-sites have native frames only",
-               minor);
-        return PY_UNSUPPORTED;
-    }
-    py.minor = minor;
-    RESOLVE(Py_IsInitialized, "Py_IsInitialized");
-    RESOLVE(is_finalizing, minor >= 13 ? "Py_IsFinalizing" : "_Py_IsFinalizing");
-    RESOLVE(PyGILState_Check, "PyGILState_Check");
-    RESOLVE(PyGILState_GetThisThreadState, "PyGILState_GetThisThreadState");
-    RESOLVE(thread_state_get,
-            minor >= 13 ? "PyThreadState_GetUnchecked" : "_PyThreadState_UncheckedGet");
-    RESOLVE(PyEval_GetFrame, "PyEval_GetFrame");
-    RESOLVE(PyFrame_GetLineNumber, "PyFrame_GetLineNumber");
-    if (minor >= 9) {
-        RESOLVE(PyFrame_GetCode, "PyFrame_GetCode");
-        RESOLVE(PyFrame_GetBack, "PyFrame_GetBack");
-    }
-    RESOLVE(PyObject_GetAttrString, "PyObject_GetAttrString");
-    RESOLVE(PyUnicode_AsUTF8AndSize, "PyUnicode_AsUTF8AndSize");
-    RESOLVE(Py_DecRef, "Py_DecRef");
-    if (minor >= 12) {
-        RESOLVE(PyErr_GetRaisedException, "PyErr_GetRaisedException");
-        RESOLVE(PyErr_SetRaisedException, "PyErr_SetRaisedException");
-    } else {
-        RESOLVE(PyErr_Fetch, "PyErr_Fetch");
-        RESOLVE(PyErr_Restore, "PyErr_Restore");
-    }
-    if (minor >= 10) {
-        RESOLVE(PyGC_Disable, "PyGC_Disable");
-        RESOLVE(PyGC_Enable, "PyGC_Enable");
-    }
-    RESOLVE(none, "_Py_NoneStruct");
-    RESOLVE(PyObject_GetAttr, "PyObject_GetAttr");
-    RESOLVE(PyUnicode_InternFromString, "PyUnicode_InternFromString");
-    RESOLVE(PyObject_Type, "PyObject_Type");
-    RESOLVE(Py_IncRef, "Py_IncRef");
-    RESOLVE(interpreter_get, minor >= 9 ? "PyInterpreterState_Get" : "_PyInterpreterState_Get");
-    RESOLVE(PyInterpreterState_Main, "PyInterpreterState_Main");
-    RESOLVE(unicode_type, "PyUnicode_Type");
-    /* A free-threaded 3.13 says so in its version ("3.13.0 experimental free-threading build"). */
     const char *(*get_version)(void) = (const char *(*)(void))sym("Py_GetVersion");
     const char *version = get_version ? get_version() : NULL;
-    py.cache_usable = py.PyObject_GetAttr && py.PyUnicode_InternFromString && py.PyObject_Type &&
-                      py.Py_IncRef && py.interpreter_get && py.PyInterpreterState_Main &&
-                      py.unicode_type && version && !strstr(version, "free-threading");
-    bool errors_saved = minor >= 12 ? py.PyErr_GetRaisedException && py.PyErr_SetRaisedException
-                                    : py.PyErr_Fetch && py.PyErr_Restore;
-    bool frames = minor >= 9 ? py.PyFrame_GetCode && py.PyFrame_GetBack : py.none != NULL;
-    /* 3.11+ may collect while making frame objects: without the GC switch, no walk. */
-    bool gc_held = minor < 11 || (py.PyGC_Disable && py.PyGC_Enable);
-    if (!py.Py_IsInitialized || !py.PyGILState_Check || !py.PyEval_GetFrame ||
-        !py.PyFrame_GetLineNumber || !py.PyObject_GetAttrString || !py.PyUnicode_AsUTF8AndSize ||
-        !py.Py_DecRef || !errors_saved || !frames || !gc_held) {
-        vt_log(1, "Python 3.%d lacks a C API function we need: call-sites have native frames only",
-               minor);
+    int minor = python_minor(version);
+    if (minor < 0)
+        return PY_ABSENT;
+    const vt_py_layout_t *layout = vt_py_layout(minor);
+    if (!layout || strstr(version, "free-threading")) {
+        vt_log(1,
+               "Python 3.%d%s is not supported (3.8 to 3.13 with a GIL): call-sites have "
+               "native frames only",
+               minor, layout ? " free-threaded" : "");
         return PY_UNSUPPORTED;
     }
-    vt_log(1, "Python 3.%d found: call-sites get Python frames on threads holding the GIL", minor);
+    py.layout = *layout;
+    py.layout.code_type = sym("PyCode_Type");
+    py.layout.str_type = sym("PyUnicode_Type");
+    py.layout.bytes_type = sym("PyBytes_Type");
+    py.layout.frame_type = minor < 11 ? sym("PyFrame_Type") : NULL;
+    *(void **)&py.this_thread_state = sym("PyGILState_GetThisThreadState");
+    *(void **)&py.is_finalizing = sym(minor >= 13 ? "Py_IsFinalizing" : "_Py_IsFinalizing");
+    if (!py.layout.code_type || !py.layout.str_type || !py.layout.bytes_type ||
+        (minor < 11 && !py.layout.frame_type) || !py.this_thread_state || !py.is_finalizing) {
+        vt_log(1, "Python 3.%d lacks a symbol we need: call-sites have native frames only", minor);
+        return PY_UNSUPPORTED;
+    }
+    if (minor == 13 && !debug_offsets_agree(&py.layout)) {
+        vt_log(1, "Python 3.13's _Py_DebugOffsets differ from ours: call-sites have native frames "
+                  "only");
+        return PY_UNSUPPORTED;
+    }
+    /* The evaluation loop's extent, for splicing; without it Python frames go outermost. */
+    void *eval = sym("_PyEval_EvalFrameDefault");
+    Dl_info info;
+    const ElfW(Sym) *entry = NULL;
+    if (eval && dladdr1(eval, &info, (void **)&entry, RTLD_DL_SYMENT) && entry && entry->st_size) {
+        py.eval_lo = (uintptr_t)eval;
+        py.eval_hi = (uintptr_t)eval + entry->st_size;
+    }
+    vt_log(1, "Python 3.%d found: call-sites get Python frames%s", minor,
+           py.eval_lo ? "" : " (after the native ones: the evaluation loop is not found)");
     return PY_PRESENT;
 }
 
-/* True when the API is resolved. The first call looks; while Python is absent, the look is
+/* True when the reader is resolved. The first call looks; while Python is absent, the look is
  * repeated only when the module map has grown (an embedding program may dlopen libpython
  * later; the map grows when a call-site frame falls outside every known module, so the first
  * allocation made through a newly loaded libpython may still go without Python frames).
@@ -224,178 +187,209 @@ static bool python_ready(void)
     return next == PY_PRESENT;
 }
 
-/* True when this thread holds the GIL of an initialized, not finalizing interpreter. Every
- * call here is documented as callable without the GIL. PyGILState_Check alone answers 1 when
- * its check is disabled (3.8–3.11 disable it once a subinterpreter exists), so the thread's
- * current thread state must also be its own GIL-state one: before 3.12 the "unchecked" getter
- * returns the GIL holder of the whole runtime, from 3.12 this thread's attached state. */
-static bool holds_gil(void)
+/* ---- frame names ---------------------------------------------------------------------------- */
+
+#define NAME_CACHE_SLOTS 1024u
+/* By code object address (a hint, header). Fields are read and written with relaxed atomics:
+ * any mix of two writers' values fails the text comparison at worst. */
+static struct {
+    uintptr_t code;
+    uint32_t id;
+} name_cache[NAME_CACHE_SLOTS];
+
+static unsigned name_slot(const void *code)
 {
-    if (!py.Py_IsInitialized() || (py.is_finalizing && py.is_finalizing()) ||
-        !py.PyGILState_Check())
-        return false;
-    if (py.thread_state_get && py.PyGILState_GetThisThreadState) {
-        void *current = py.thread_state_get();
-        return current && current == py.PyGILState_GetThisThreadState();
-    }
-    return true;
+    uint64_t h = (uint64_t)(uintptr_t)code * 0x9e3779b97f4a7c15ULL;
+    return (unsigned)(h >> 40) & (NAME_CACHE_SLOTS - 1);
 }
 
-/* Appends the UTF-8 text of a str object to buf at *used (cap bytes in all), keeping the end
- * of what does not fit (a path's tail is what rules look at). A non-str or unencodable object
- * reads as "?"; its exception is dropped with the rest when the walk ends. */
-static void append_str(char *buf, size_t cap, size_t *used, py_object_t *s)
+/* The co_filename and co_name text of a code object; NULL in *file or *name when unreadable.
+ * bufs hold the UTF-8 of non-ASCII ones. */
+typedef struct names_s {
+    const char *file, *name;
+    size_t file_len, name_len;
+    char file_buf[VT_STRING_MAX], name_buf[256];
+} names_t;
+
+static void read_names(const void *code, names_t *n)
 {
-    ssize_t len = 0;
-    const char *text = s ? py.PyUnicode_AsUTF8AndSize(s, &len) : NULL;
-    if (!text || len < 0) {
-        text = "?";
+    n->file = vt_py_str(&py.layout, vt_py_code_filename(&py.layout, code), n->file_buf,
+                        sizeof n->file_buf, &n->file_len);
+    n->name = vt_py_str(&py.layout, vt_py_code_name(&py.layout, code), n->name_buf,
+                        sizeof n->name_buf, &n->name_len);
+}
+
+/* True when text is exactly "file:name". */
+static bool text_is(const char *text, const names_t *n)
+{
+    return text && n->file && n->name && memcmp(text, n->file, n->file_len) == 0 &&
+           text[n->file_len] == ':' && memcmp(text + n->file_len + 1, n->name, n->name_len) == 0 &&
+           text[n->file_len + 1 + n->name_len] == '\0';
+}
+
+/* Appends len bytes of s to buf at *used (cap bytes in all), keeping the end of what does not
+ * fit (a path's tail is what rules look at); "?" for NULL. */
+static void append(char *buf, size_t cap, size_t *used, const char *s, size_t len)
+{
+    if (!s) {
+        s = "?";
         len = 1;
     }
-    size_t n = (size_t)len, room = cap - *used;
-    if (n > room) {
-        text += n - room;
-        n = room;
+    size_t room = cap - *used;
+    if (len > room) {
+        s += len - room;
+        len = room;
     }
-    memcpy(buf + *used, text, n);
-    *used += n;
+    memcpy(buf + *used, s, len);
+    *used += len;
 }
 
-/* True when the walk may use the frame-name cache: the main interpreter's thread holding its
- * GIL (holds_gil said so), and the attribute names interned (made on first use). */
-static bool name_cache_ready(void)
+/* The string id of a code object's "path/file.py:function"; 0 when out of memory. */
+static uint32_t frame_string(const void *code)
 {
-    if (!py.cache_usable || py.interpreter_get() != py.PyInterpreterState_Main())
-        return false;
-    if (!attr_co_filename) {
-        py_object_t *file = py.PyUnicode_InternFromString("co_filename");
-        py_object_t *name = py.PyUnicode_InternFromString("co_name");
-        if (!file || !name) { /* out of memory: the walk drops the exception */
-            if (file)
-                py.Py_DecRef(file);
-            if (name)
-                py.Py_DecRef(name);
-            py.cache_usable = false;
-            return false;
-        }
-        attr_co_filename = file;
-        attr_co_name = name;
-    }
-    return true;
-}
-
-static bool is_exact_str(py_object_t *o)
-{
-    py_object_t *type = py.PyObject_Type(o);
-    if (type)
-        py.Py_DecRef(type);
-    return type == py.unicode_type;
-}
-
-static unsigned name_slot(const py_object_t *file, const py_object_t *name)
-{
-    uint64_t h = ((uint64_t)(uintptr_t)file ^ ((uint64_t)(uintptr_t)name * 0x9e3779b97f4a7c15ULL));
-    h ^= h >> 33;
-    h *= 0xff51afd7ed558ccdULL;
-    h ^= h >> 33;
-    return (unsigned)h & (NAME_CACHE_SLOTS - 1);
-}
-
-/* The string id of a frame's "path/file.py:function"; 0 when it cannot be had. cached: the
- * frame-name cache may be used (name_cache_ready). */
-static uint32_t frame_string(py_object_t *frame, bool cached)
-{
-    py_object_t *code =
-        py.PyFrame_GetCode ? py.PyFrame_GetCode(frame) : py.PyObject_GetAttrString(frame, "f_code");
-    if (!code)
-        return 0;
-    py_object_t *file, *name;
-    if (cached) {
-        file = py.PyObject_GetAttr(code, attr_co_filename);
-        name = py.PyObject_GetAttr(code, attr_co_name);
-        if (file && name) {
-            unsigned k = name_slot(file, name);
-            if (name_cache[k].file == file && name_cache[k].name == name &&
-                vt_string(name_cache[k].id) == name_cache[k].text) {
-                py.Py_DecRef(name);
-                py.Py_DecRef(file);
-                py.Py_DecRef(code);
-                return name_cache[k].id;
-            }
-        }
-    } else {
-        file = py.PyObject_GetAttrString(code, "co_filename");
-        name = py.PyObject_GetAttrString(code, "co_name");
-    }
+    names_t n;
+    read_names(code, &n);
+    unsigned k = name_slot(code);
+    uint32_t id = __atomic_load_n(&name_cache[k].id, __ATOMIC_RELAXED);
+    if (__atomic_load_n(&name_cache[k].code, __ATOMIC_RELAXED) == (uintptr_t)code && id &&
+        text_is(vt_string(id), &n))
+        return id;
     char text[VT_STRING_MAX];
     size_t used = 0;
-    append_str(text, sizeof text - 1 - 64, &used, file); /* room for ':' and a name */
+    append(text, sizeof text - 1 - 64, &used, n.file, n.file_len); /* room for ':' and a name */
     text[used++] = ':';
-    append_str(text, sizeof text, &used, name);
-    /* Python's UTF-8 may contain NUL bytes; the text ends at the first. */
-    size_t len = strnlen(text, used);
+    append(text, sizeof text, &used, n.name, n.name_len);
+    size_t len = strnlen(text, used); /* the text ends at a NUL byte */
     vt_track_lock();
-    uint32_t id = vt_string_intern(text, len);
+    id = vt_string_intern(text, len);
     vt_track_unlock();
-    if (cached && id && file && name && is_exact_str(file) && is_exact_str(name)) {
-        unsigned k = name_slot(file, name);
-        py_object_t *old_file = name_cache[k].file, *old_name = name_cache[k].name;
-        py.Py_IncRef(file);
-        py.Py_IncRef(name);
-        name_cache[k].file = file;
-        name_cache[k].name = name;
-        name_cache[k].id = id;
-        name_cache[k].text = vt_string(id);
-        if (old_file) { /* exact str objects: freeing them runs no Python code */
-            py.Py_DecRef(old_file);
-            py.Py_DecRef(old_name);
-        }
+    if (id && text_is(vt_string(id), &n)) { /* not a cut or "?" text: it can be checked again */
+        __atomic_store_n(&name_cache[k].code, (uintptr_t)code, __ATOMIC_RELAXED);
+        __atomic_store_n(&name_cache[k].id, id, __ATOMIC_RELAXED);
     }
-    py.Py_DecRef(name);
-    py.Py_DecRef(file);
-    py.Py_DecRef(code);
     return id;
 }
 
-/* vt_python_frames: at most max_frames pseudo instruction pointers (python.c header) of this
- * thread's Python frames, innermost first; 0 when Python is absent or unsupported, or the
- * thread does not hold the GIL. Not under vt_lock (it takes it to intern each string). */
-int vt_python_frames(void **ips, int max_frames)
+/* ---- frame lines ---------------------------------------------------------------------------- */
+
+/* The line cache: a frame's line by (code object address, instruction offset), taken only when
+ * the code object's first line is the cached one and its line table starts with the very bytes
+ * the cached lookup read (vt_py_line_in: the same bytes give the same line), compared against a
+ * copy: exact whatever object now lives at that address. Scanning a long table (a script's
+ * <module> frame) per allocation cost more than the rest of the call-site together. A slot is
+ * used by one thread at a time (try-lock; a busy one means an uncached lookup), so its copy can
+ * be replaced in place. */
+#define LINE_CACHE_SLOTS 1024u
+#define LINE_COPY_MAX    16384u /* bytes of a table kept; a longer prefix is looked up each time */
+typedef struct line_slot_s {
+    int busy; /* atomic */
+    const void *code;
+    int32_t offset, first_line;
+    int line;
+    uint32_t used;      /* bytes of the table the lookup read */
+    uint32_t table_len; /* the table's length when the lookup reached its end, else UINT32_MAX */
+    uint32_t capacity;
+    unsigned char *copy; /* the `used` bytes (arena) */
+} line_slot_t;
+static line_slot_t line_cache[LINE_CACHE_SLOTS];
+
+static int frame_line(const void *code, int32_t offset)
 {
-    if (max_frames <= 0 || !python_ready() || !holds_gil())
+    size_t len = 0, used = 0;
+    const unsigned char *table = vt_py_linetable(&py.layout, code, &len);
+    if (!table)
         return 0;
-    py_object_t *exc = NULL, *exc_tb = NULL, *exc_value = NULL;
-    if (py.PyErr_GetRaisedException)
-        exc = py.PyErr_GetRaisedException();
-    else
-        py.PyErr_Fetch(&exc, &exc_value, &exc_tb);
-    int gc_was_enabled = py.PyGC_Disable ? py.PyGC_Disable() : 0;
-
-    int n = 0;
-    bool cached = name_cache_ready();
-    py_object_t *frame = py.PyEval_GetFrame(); /* borrowed */
-    bool owned = false;
-    while (frame && frame != py.none && n < max_frames) {
-        uint32_t id = frame_string(frame, cached);
-        int line = py.PyFrame_GetLineNumber(frame);
-        if (id)
-            ips[n++] = (void *)(uintptr_t)VT_PY_IP(id, line > 0 ? (uint32_t)line : 0);
-        py_object_t *back = py.PyFrame_GetBack ? py.PyFrame_GetBack(frame)
-                                               : py.PyObject_GetAttrString(frame, "f_back");
-        if (owned)
-            py.Py_DecRef(frame);
-        frame = back; /* a new reference, or NULL */
-        owned = true;
+    int first_line = vt_py_first_line(&py.layout, code);
+    uint64_t h = ((uint64_t)(uintptr_t)code ^ (uint64_t)(uint32_t)offset) * 0x9e3779b97f4a7c15ULL;
+    unsigned k = (unsigned)(h >> 40) & (LINE_CACHE_SLOTS - 1);
+    if (__atomic_exchange_n(&line_cache[k].busy, 1, __ATOMIC_ACQUIRE))
+        return vt_py_line_in(&py.layout, table, len, first_line, offset, &used);
+    line_slot_t *slot = &line_cache[k];
+    int line;
+    if (slot->code == code && slot->offset == offset && slot->first_line == first_line &&
+        (slot->table_len == UINT32_MAX ? len >= slot->used : len == slot->table_len) &&
+        (slot->used == 0 || memcmp(slot->copy, table, slot->used) == 0)) {
+        line = slot->line;
+    } else {
+        line = vt_py_line_in(&py.layout, table, len, first_line, offset, &used);
+        if (used > slot->capacity && used <= LINE_COPY_MAX) {
+            uint32_t capacity = (uint32_t)(used < 64 ? 64 : used);
+            unsigned char *copy = vt_arena_alloc_unzeroed(capacity);
+            if (copy) {
+                if (slot->copy)
+                    vt_arena_free(slot->copy, slot->capacity);
+                slot->copy = copy;
+                slot->capacity = capacity;
+            }
+        }
+        if (used <= slot->capacity) {
+            memcpy(slot->copy, table, used);
+            slot->code = code;
+            slot->offset = offset;
+            slot->first_line = first_line;
+            slot->line = line;
+            slot->used = (uint32_t)used;
+            slot->table_len = used == len ? (uint32_t)len : UINT32_MAX;
+        } else {
+            slot->code = NULL;
+        }
     }
-    if (owned)
-        py.Py_DecRef(frame);
+    __atomic_store_n(&slot->busy, 0, __ATOMIC_RELEASE);
+    return line;
+}
 
-    if (gc_was_enabled)
-        py.PyGC_Enable();
-    /* Restoring replaces (and releases) whatever the walk may have raised. */
-    if (py.PyErr_SetRaisedException)
-        py.PyErr_SetRaisedException(exc);
-    else
-        py.PyErr_Restore(exc, exc_value, exc_tb);
+/* ---- splicing ------------------------------------------------------------------------------- */
+
+static bool finalizing(void)
+{
+    return py.is_finalizing() != 0;
+}
+
+int vt_python_splice(void **ips, int n_native, int max_py)
+{
+    if (max_py <= 0 || !python_ready() || finalizing())
+        return n_native;
+    const void *tstate = py.this_thread_state();
+    if (!tstate)
+        return n_native;
+    if (max_py > VT_MAX_FRAMES - n_native) { /* the native frames leave Python half at least */
+        int half = max_py < VT_MAX_FRAMES / 2 ? max_py : VT_MAX_FRAMES / 2;
+        if (n_native > VT_MAX_FRAMES - half)
+            n_native = VT_MAX_FRAMES - half;
+        max_py = VT_MAX_FRAMES - n_native;
+    }
+    vt_py_frame_t frames[VT_MAX_FRAMES];
+    int n_py = vt_py_walk(&py.layout, tstate, frames, max_py);
+    if (n_py <= 0)
+        return n_native;
+    void *py_ips[VT_MAX_FRAMES];
+    for (int i = 0; i < n_py; i++) {
+        uint32_t id = frame_string(frames[i].code);
+        if (!id)
+            return n_native;
+        int line = frame_line(frames[i].code, frames[i].offset);
+        py_ips[i] = (void *)(uintptr_t)VT_PY_IP(id, (uint32_t)line);
+    }
+    /* The states of other threads may have been freed while we read: then nothing of it. */
+    if (finalizing())
+        return n_native;
+
+    void *out[VT_MAX_FRAMES];
+    int n = 0, next_py = 0;
+    for (int i = 0; i < n_native; i++) {
+        uintptr_t ip = (uintptr_t)ips[i];
+        if (ip >= py.eval_lo && ip < py.eval_hi) {
+            while (next_py < n_py) { /* this evaluation call's frames */
+                bool entry = frames[next_py].entry;
+                out[n++] = py_ips[next_py++];
+                if (entry)
+                    break;
+            }
+        }
+        out[n++] = ips[i];
+    }
+    while (next_py < n_py)
+        out[n++] = py_ips[next_py++];
+    memcpy(ips, out, (size_t)n * sizeof *ips);
     return n;
 }

@@ -2,11 +2,13 @@
 # SPDX-License-Identifier: MIT
 # run_python.sh LIB SIMDIR PYTHON HELPER EXPECTED [VAR=VALUE...]
 # Runs train.py (next to this script; VT_TEST_SCRIPT in the caller's environment names another
-# script here, such as reuse.py) with interpreter PYTHON, libvramtrace.so (LIB) preloaded on the
+# script here, such as reuse.py or nogil.py) with interpreter PYTHON, libvramtrace.so (LIB) preloaded on the
 # simulated device (SIMDIR on LD_LIBRARY_PATH), in a clean environment (PATH, the simulator,
 # VRAMTRACE_VERBOSE=1 and the given VAR=VALUE settings), and requires exit status 0, the
 # script's own "<script>: ok", and the library's `vramtrace: category` lines to be exactly
-# EXPECTED (peak_t_ns is a clock reading: a non-zero one reads peak_t_ns=T). Exit 77 (skip) when
+# EXPECTED (peak_t_ns is a clock reading: a non-zero one reads peak_t_ns=T). With VT_TEST_CLI
+# (the vramtrace analyzer) in the caller's environment, the trace's folded stacks are also
+# checked by "SCRIPT --check FOLDED nogil-lines.txt" (nogil.py's frames, lines and order). Exit 77 (skip) when
 # PYTHON is "-" (none found) or not CPython 3.8-3.13 with ctypes. A pyenv shim is resolved to
 # the interpreter it runs first, with the caller's environment, since the clean one would lose
 # its settings.
@@ -38,6 +40,13 @@ status=$?
 grep -E '^vramtrace: category ' "$tmp/err" | sed -E 's/peak_t_ns=[1-9][0-9]*/peak_t_ns=T/' >"$tmp/got"
 
 fail=0
+if [ -n "${VT_TEST_CLI:-}" ] && [ "$status" -eq 0 ]; then
+    if ! "$VT_TEST_CLI" export "$tmp"/trace.*.vtr --format folded -o "$tmp/folded" >>"$tmp/out" 2>&1 ||
+        ! "$real" "$here/$script" --check "$tmp/folded" "$tmp/nogil-lines.txt" >>"$tmp/out" 2>&1; then
+        echo "run_python.sh: the folded stacks fail $script --check" >&2
+        fail=1
+    fi
+fi
 if [ "$status" -ne 0 ]; then
     echo "run_python.sh: $real exited with status $status, want 0" >&2
     fail=1

@@ -22,8 +22,8 @@ def runtime(kind):
     return lib
 
 
-# PyDLL keeps the GIL across the call: the allocation has Python frames. CDLL releases it, so
-# its allocations come from a thread that does not hold the GIL: native frames only.
+# PyDLL keeps the GIL across the call; CDLL releases it, as PyTorch's bindings and numba's driver
+# calls do. Either way the allocation has the thread's Python frames.
 RT = runtime(ctypes.PyDLL)
 RT_NO_GIL = runtime(ctypes.CDLL)
 HELPER = ctypes.PyDLL(sys.argv[1])
@@ -81,7 +81,7 @@ def recurse(depth, fn):
 
 
 def weights_without_gil():
-    """Named like weights, but the allocating thread has released the GIL: unknown."""
+    """The allocating thread has released the GIL: weights all the same."""
     return malloc(32 * KIB, RT_NO_GIL)
 
 
