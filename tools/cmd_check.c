@@ -10,7 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "stream.h"
+#include "load.h"
+#include "units.h"
 #include "util.h"
 
 int cmd_check(int argc, char **argv);

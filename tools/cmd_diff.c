@@ -10,9 +10,10 @@
 #include <string.h>
 
 #include "json.h"
-#include "stream.h"
+#include "load.h"
 #include "symbolize.h"
 #include "trace_reader.h"
+#include "units.h"
 #include "util.h"
 
 int cmd_diff(int argc, char **argv);

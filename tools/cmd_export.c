@@ -19,7 +19,7 @@
 #include <uthash.h>
 
 #include "rowfmt.h"
-#include "stream.h"
+#include "load.h"
 #include "symbolize.h"
 #include "util.h"
 

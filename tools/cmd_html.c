@@ -17,6 +17,7 @@
 
 #include "report.h"
 #include "timeline.h"
+#include "units.h"
 #include "util.h"
 
 int cmd_html(int argc, char **argv);

@@ -9,8 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "load.h"
 #include "symbolize.h"
 #include "trace_reader.h"
+#include "units.h"
 #include "util.h"
 
 int cmd_leaks(int argc, char **argv);

@@ -6,7 +6,7 @@
  * live by category and by call-site; what grew since the last phase boundary or mark before it;
  * and whether the process recovered.
  *
- * One streaming pass (stream.h): at each OOM record the analysis holds the live set, so the
+ * One streaming pass (load.h): at each OOM record the analysis holds the live set, so the
  * call-sites and the growth are taken then; memory is bounded by the live set, the open phases,
  * and a few call-sites per OOM. Frames are symbolized after the pass, when every MODULE is known.
  *
@@ -24,8 +24,9 @@
 #include <string.h>
 
 #include "json.h"
-#include "stream.h"
+#include "load.h"
 #include "symbolize.h"
+#include "units.h"
 #include "util.h"
 
 int cmd_oom(int argc, char **argv);

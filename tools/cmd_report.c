@@ -23,9 +23,10 @@
 #include "report.h"
 #include "report_budget.h"
 #include "report_ranks.h"
-#include "stream.h"
+#include "load.h"
 #include "symbolize.h"
 #include "trace_reader.h"
+#include "units.h"
 #include "util.h"
 
 int cmd_report(int argc, char **argv);
@@ -508,42 +509,6 @@ static void print_json(const vt_report_t *rep)
     vt_json_finish(&j);
 }
 
-/* vt_trace_load with the categories decided by recat (NULL: the recorded ones); quiet: without
- * a word on stderr; keep_peaks: vt_analyze_keeping_peaks (the peak's call-sites without a
- * replay). */
-static int trace_load(const char *path, vt_reader_t *r, vt_analysis_t *a, vt_recategorizer_t *recat,
-                      int quiet, bool keep_peaks)
-{
-    if (vt_reader_open(r, path) != 0) {
-        if (!quiet)
-            error("%s", r->err);
-        vt_reader_release(r);
-        return -1;
-    }
-    vt_recategorize_fn fn = recat ? vt_recategorize : NULL;
-    if ((keep_peaks ? vt_analyze_keeping_peaks(r, a, fn, recat)
-                    : vt_analyze_recategorized(r, a, UINT64_MAX, fn, recat)) != 0) {
-        if (!quiet)
-            error("%s; showing the %" PRIu64 " records before it", r->err, r->n_records);
-        return 1;
-    }
-    if (quiet)
-        return 0;
-    vt_trace_warn(path, r, a);
-    return 0;
-}
-
-/* vt_trace_load (trace_reader.h): the loading and the messages `report` and `oom` share. */
-int vt_trace_load(const char *path, vt_reader_t *r, vt_analysis_t *a)
-{
-    return trace_load(path, r, a, NULL, 0, false);
-}
-
-int vt_trace_load_keeping_peaks(const char *path, vt_reader_t *r, vt_analysis_t *a)
-{
-    return trace_load(path, r, a, NULL, 0, true);
-}
-
 /* Reads and parses the rules file path into *rules (static: 40 KiB). Returns 0, 1 when it cannot
  * be read, 2 for a bad line (both said on stderr). */
 int vt_report_load_rules(const char *path, vt_rules_t *rules)
@@ -657,7 +622,8 @@ int vt_report_load(vt_report_t *rep)
     }
     rep->sites_r = &rep->r_peak;
     /* --at replays to its time: the peak's live set is not needed then. */
-    int rc = trace_load(rep->path, &rep->r, &rep->a, rep->recat, rep->quiet, !rep->have_at);
+    int rc = vt_trace_load_as(rep->path, &rep->r, &rep->a, rep->recat ? vt_recategorize : NULL,
+                              rep->recat, rep->quiet, !rep->have_at);
     if (rc < 0) {
         if (have_sym)
             rep->sym = &rep->sym_storage; /* for vt_report_release */

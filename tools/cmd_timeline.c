@@ -13,8 +13,9 @@
 #include <string.h>
 
 #include "rowfmt.h"
-#include "stream.h"
+#include "load.h"
 #include "timeline.h"
+#include "units.h"
 #include "util.h"
 
 int cmd_timeline(int argc, char **argv);

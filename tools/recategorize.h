@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "analysis.h"
 #include "symbolize.h"
 #include "trace_reader.h"
 #include "vt_categories.h"

@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "analysis.h"
 #include "recategorize.h"
 #include "report_budget.h"
 #include "symbolize.h"

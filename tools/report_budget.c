@@ -9,6 +9,7 @@
 
 #include "report_budget.h"
 #include "trace_reader.h"
+#include "units.h"
 #include "util.h"
 
 #define N_BUDGETED 5   /* weights..data: the categories a budget fills (vt_budget_categories) */

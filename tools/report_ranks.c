@@ -15,9 +15,11 @@
 #include <sys/stat.h>
 
 #include "json.h"
+#include "load.h"
 #include "report_ranks.h"
 #include "symbolize.h"
 #include "trace_reader.h"
+#include "units.h"
 #include "util.h"
 
 #define FRAME_CAP       512

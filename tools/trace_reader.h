@@ -1,10 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* The trace reader (src/vt_format.h is the format): a streaming decoder that hands out one
  * record at a time with the delta chains (time, address) and the implicit numbering (stacks,
- * strings, threads) resolved, and the analysis every report starts from (live set, peaks,
- * totals, OOMs). Memory is bounded by the live set and the stack/string/thread tables, never
- * by the number of events: the file is mapped read-only and strings point into the mapping.
- * Used by the CLI and by tests/trace. */
+ * strings, threads) resolved; analysis.h builds the live set and the peaks on it. Memory is
+ * bounded by the stack/string/thread tables, never by the number of events: the file is mapped
+ * read-only and strings point into the mapping. Used by the CLI and by tests/trace. */
 #ifndef VT_TRACE_READER_H
 #define VT_TRACE_READER_H
 #include <stdbool.h>
@@ -213,133 +212,11 @@ const char *vt_reader_process(const vt_reader_t *r, const char *key, char *buf, 
 /* The DEVICE record of device, or NULL. */
 const vt_trace_device_t *vt_reader_device(const vt_reader_t *r, uint32_t device);
 
-/* ---- analysis: live set, peaks, totals, OOMs --------------------------------------------- */
-
-typedef struct vt_live_s {
-    uint64_t address, size_bytes;
-    uint32_t device, stack_id;
-    uint8_t series, handle, category, used;
-    uint32_t peak_epoch; /* device series: the device's peak_epoch when it was allocated (in
-                          * what was padding: 32 bytes an entry) */
-} vt_live_t;
-
-typedef struct vt_device_stats_s {
-    uint32_t device;
-    uint64_t live_bytes, peak_bytes, peak_t_ns;
-    uint64_t peak_record; /* the record that made the peak; UINT64_MAX: after a cap, from the
-                           * library's PEAK record (no live set to show) */
-    uint64_t live_by_category[VT_CAT_COUNT];
-    uint64_t peak_by_category[VT_CAT_COUNT]; /* at the peak: sums to peak_bytes */
-    uint64_t cat_peak_bytes[VT_CAT_COUNT];   /* each category's own peak (events only) */
-    uint64_t cat_peak_t_ns[VT_CAT_COUNT];    /* when it was first reached */
-    /* The live set at the peak without a replay (vt_analyze_keeping_peaks): the entries live at
-     * the peak are those still live with an older peak_epoch, and those freed (or replaced)
-     * since, copied into peak_freed; a new peak empties it. At most the peak's live set. */
-    uint32_t peak_epoch; /* new peaks from events so far (UINT32_MAX: stopped, peak_lost) */
-    bool peak_lost;      /* peak_freed is incomplete (no memory, or the epoch ran out) */
-    vt_live_t *peak_freed;
-    size_t n_peak_freed, cap_peak_freed;
-} vt_device_stats_t;
-
-typedef struct vt_oom_s {
-    uint64_t t_ns, requested_bytes, free_bytes, total_bytes, live_total_bytes, thread;
-    uint32_t device, api, stack_id;
-    uint64_t live_bytes[VT_CAT_COUNT];
-} vt_oom_t;
-
-/* An analysis hook (`report --rules`): called by vt_analysis_apply with every record before it
- * is applied; returns the category (vt_category_t) an ALLOC gets instead of the recorded one, any
- * value >= 0 for the other records, or -1 when out of memory. */
-typedef int (*vt_recategorize_fn)(void *ctx, const vt_reader_t *r, const vt_event_t *ev);
-
-typedef struct vt_analysis_s {
-    vt_device_stats_t *devices; /* sorted by device number */
-    uint32_t n_devices, cap_devices;
-    uint64_t live_bytes[VT_TRACE_SERIES_COUNT], peak_bytes[VT_TRACE_SERIES_COUNT];
-    uint64_t peak_t_ns[VT_TRACE_SERIES_COUNT]; /* pinned and managed; devices have their own */
-    uint64_t n_allocs, n_frees, n_failed, n_unmatched_frees;
-    uint64_t capped_limit_bytes; /* VRAMTRACE_MAX_SIZE reached: 0 when the trace is whole */
-    uint64_t capped_t_ns;        /* the last event before the cap */
-    vt_oom_t *ooms;
-    uint32_t n_ooms, cap_ooms;
-    vt_live_t *live; /* open addressing on (series, handle flag, address) */
-    size_t n_live, cap_live;
-    vt_recategorize_fn recategorize; /* NULL: ALLOCs keep their recorded category */
-    void *recategorize_ctx;
-    bool keep_peaks; /* fill each device's peak_freed (vt_analyze_keeping_peaks) */
-} vt_analysis_t;
-
-/* vt_analyze: reads the records of r into a (zeroed here) up to and including record number
- * stop_after (counted from 1; UINT64_MAX: all). Returns vt_reader_next's last result: 0 read
- * to the end (or stopped), -1 the reader failed (a holds what came before). */
-int vt_analyze(vt_reader_t *r, vt_analysis_t *a, uint64_t stop_after);
-void vt_analysis_release(vt_analysis_t *a);
-
-/* vt_analyze_recategorized: vt_analyze with a hook deciding the category of each ALLOC (fn NULL:
- * vt_analyze itself). */
-int vt_analyze_recategorized(vt_reader_t *r, vt_analysis_t *a, uint64_t stop_after,
-                             vt_recategorize_fn fn, void *ctx);
-
-/* vt_analyze_keeping_peaks: vt_analyze_recategorized to the end, keeping for every device what
- * vt_analysis_peak_sites needs to group its peak's live set by call-site without reading the
- * trace again: memory grows by at most each device's live set at its peak. */
-int vt_analyze_keeping_peaks(vt_reader_t *r, vt_analysis_t *a, vt_recategorize_fn fn, void *ctx);
-
-/* vt_analyze_until: vt_analyze_recategorized up to and including the last record at or before
- * t_ns (absolute): the live set at that moment. The first record after it is read, not applied.
- * Returns as vt_analyze. */
-int vt_analyze_until(vt_reader_t *r, vt_analysis_t *a, uint64_t t_ns, vt_recategorize_fn fn,
-                     void *ctx);
-
-/* vt_analysis_apply: one record ev of r into a (zeroed by the caller before the first), for
- * commands that look at the analysis as the trace streams by; vt_analyze is a loop of it.
- * Returns 0, or -1 when out of memory (r->err says so and the reader is failed). */
-int vt_analysis_apply(vt_analysis_t *a, vt_reader_t *r, const vt_event_t *ev);
-
-/* The live allocation at (series, handle, address), or NULL: what a FREE is about to free. */
-const vt_live_t *vt_analysis_find(const vt_analysis_t *a, uint8_t series, uint8_t handle,
-                                  uint64_t address);
-
-/* The device with the largest peak (the lowest number on a tie), or NULL with no device
- * memory. This is "the peak" of a report. */
-const vt_device_stats_t *vt_analysis_peak(const vt_analysis_t *a);
-
-/* Device bytes still live: on every device together. */
-uint64_t vt_analysis_leaked_bytes(const vt_analysis_t *a);
-
-typedef struct vt_site_s {
-    uint64_t bytes, n_allocs;
-    uint32_t stack_id;
-    uint8_t category;
-} vt_site_t;
-
-/* vt_analysis_sites: the live allocations of device grouped by (stack, category), largest
- * first, into a malloc'd array (*n_out entries; NULL when none). Returns 0 or -1 (no memory). */
-int vt_analysis_sites(const vt_analysis_t *a, uint32_t device, vt_site_t **out, size_t *n_out);
-
-/* vt_analysis_peak_sites: what vt_analysis_sites returns for device after a replay of the trace
- * up to its peak_record (vt_analyze to peak_record), from what vt_analyze_keeping_peaks kept.
- * Returns 0, -1 (no memory), or 1 when it was not kept (the analysis did not keep peaks, the
- * device has no peak from events, or its list is incomplete): replay then. */
-int vt_analysis_peak_sites(const vt_analysis_t *a, uint32_t device, vt_site_t **out, size_t *n_out);
-
 /* One frame of stack id as text: "0x7f12..." for a native ip, "path/file.py:function:line" for
  * a Python frame. Returns the parent id (0 at the root). */
 uint32_t vt_reader_frame(const vt_reader_t *r, uint32_t stack_id, char *buf, size_t cap);
 
-/* vt_trace_load: opens and analyses path for `report` and `oom`, printing the problems with
- * error(): returns -1 when unreadable (nothing to show; r is released), 1 when damaged part-way
- * (show what came before; exit 1), 0 otherwise (a missing END record or dropped events only
- * warn). Defined in cmd_report.c, since it prints. */
-int vt_trace_load(const char *path, vt_reader_t *r, vt_analysis_t *a);
-
-/* vt_trace_load with vt_analyze_keeping_peaks: vt_analysis_peak_sites then has the peaks'
- * call-sites without a replay. */
-int vt_trace_load_keeping_peaks(const char *path, vt_reader_t *r, vt_analysis_t *a);
-
-/* ---- presentation helpers shared by the report commands ---------------------------------- */
-const char *vt_fmt_binary(uint64_t bytes, char *buf, size_t cap); /* "1.50 GiB", "512 B" */
-const char *vt_fmt_commas(uint64_t v, char *buf, size_t cap);     /* "1,182,022,656" */
-const char *vt_fmt_seconds(uint64_t ns, char *buf, size_t cap);   /* "12.345 s" */
+/* Whether ev is an event record (one with a time of its own: ALLOC, FREE, PHASE_PUSH, ...). */
+int vt_stream_is_event(const vt_event_t *ev);
 
 #endif

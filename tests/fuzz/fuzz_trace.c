@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis.h"
 #include "fuzz.h"
 #include "trace_reader.h"
 

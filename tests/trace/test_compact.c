@@ -15,6 +15,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "analysis.h"
 #include "trace_builder.h"
 #include "trace_reader.h"
 #include "vt_internal.h"

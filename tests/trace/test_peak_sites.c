@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "analysis.h"
 #include "trace_builder.h"
 #include "trace_reader.h"
 #include "vt_test.h"

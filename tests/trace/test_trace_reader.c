@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "analysis.h"
 #include "trace_builder.h"
 #include "trace_reader.h"
 #include "vt_test.h"

@@ -1,27 +1,12 @@
 /* SPDX-License-Identifier: MIT */
-/* vt_trace_stream (stream.h): the reader and the live-set analysis in one loop, for the
- * commands that need the state after every record rather than only at the end. */
+/* Loading a trace for a command (load.h): the reader and the analysis together, with the
+ * trace's problems said once, the same way for every command. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "stream.h"
+#include "load.h"
 #include "util.h"
-
-const vt_device_stats_t *vt_stream_device(const vt_analysis_t *a, uint32_t device)
-{
-    for (uint32_t i = 0; i < a->n_devices; i++)
-        if (a->devices[i].device == device)
-            return &a->devices[i];
-    return NULL;
-}
-
-const char *vt_fmt_seconds6(const vt_reader_t *r, uint64_t t_ns, char *buf, size_t cap)
-{
-    uint64_t ns = t_ns > r->t0_ns ? t_ns - r->t0_ns : 0;
-    snprintf(buf, cap, "%" PRIu64 ".%06" PRIu64, ns / 1000000000u, (ns % 1000000000u) / 1000u);
-    return buf;
-}
 
 int vt_trace_peak_sites(const char *path, const vt_analysis_t *a, const vt_device_stats_t *peak,
                         vt_site_t **out, size_t *n_out)
@@ -45,24 +30,6 @@ int vt_trace_peak_sites(const char *path, const vt_analysis_t *a, const vt_devic
     vt_analysis_release(&replay);
     vt_reader_release(&r);
     return rc;
-}
-
-int vt_stream_is_event(const vt_event_t *ev)
-{
-    switch (ev->type) {
-    case VT_REC_ALLOC:
-    case VT_REC_FREE:
-    case VT_REC_FAILED:
-    case VT_REC_OOM:
-    case VT_REC_PHASE_PUSH:
-    case VT_REC_PHASE_POP:
-    case VT_REC_MARK:
-    case VT_REC_MEMINFO:
-    case VT_REC_END:
-        return 1;
-    default:
-        return 0;
-    }
 }
 
 int vt_trace_stream(const char *path, vt_reader_t *r, vt_analysis_t *a, vt_stream_fn fn, void *ctx)
@@ -118,4 +85,35 @@ void vt_trace_warn(const char *path, const vt_reader_t *r, const vt_analysis_t *
         error("warning: '%s': the trace reached VRAMTRACE_MAX_SIZE (%" PRIu64 " bytes); events "
               "after that are not in it: totals are low, the peaks are the library's own",
               path, a->capped_limit_bytes);
+}
+
+int vt_trace_load_as(const char *path, vt_reader_t *r, vt_analysis_t *a, vt_recategorize_fn fn,
+                     void *ctx, bool quiet, bool keep_peaks)
+{
+    if (vt_reader_open(r, path) != 0) {
+        if (!quiet)
+            error("%s", r->err);
+        vt_reader_release(r);
+        return -1;
+    }
+    if ((keep_peaks ? vt_analyze_keeping_peaks(r, a, fn, ctx)
+                    : vt_analyze_recategorized(r, a, UINT64_MAX, fn, ctx)) != 0) {
+        if (!quiet)
+            error("%s; showing the %" PRIu64 " records before it", r->err, r->n_records);
+        return 1;
+    }
+    if (quiet)
+        return 0;
+    vt_trace_warn(path, r, a);
+    return 0;
+}
+
+int vt_trace_load(const char *path, vt_reader_t *r, vt_analysis_t *a)
+{
+    return vt_trace_load_as(path, r, a, NULL, NULL, false, false);
+}
+
+int vt_trace_load_keeping_peaks(const char *path, vt_reader_t *r, vt_analysis_t *a)
+{
+    return vt_trace_load_as(path, r, a, NULL, NULL, false, true);
 }

@@ -1,12 +1,29 @@
 /* SPDX-License-Identifier: MIT */
-/* The streaming loop of the commands that look at a trace as it goes by (timeline, check,
- * export): each record is applied to the live-set analysis and then handed to the command with
- * the devices whose live memory it changed, so memory stays bounded by the live set. */
-#ifndef VT_STREAM_H
-#define VT_STREAM_H
+/* Loading a trace for a command: open it, run the analysis over it (all at once, or record by
+ * record with a callback for the commands that look at the state as the trace goes by), and say
+ * what is wrong with it on stderr: unreadable, damaged part-way (what came before is kept), no
+ * END record, dropped events, the size cap reached. Memory stays bounded by the live set. */
+#ifndef VT_LOAD_H
+#define VT_LOAD_H
+#include <stdbool.h>
 #include <stdint.h>
 
+#include "analysis.h"
 #include "trace_reader.h"
+
+/* vt_trace_load: opens and analyses path, printing the problems with error(): returns -1 when
+ * unreadable (nothing to show; r is released), 1 when damaged part-way (show what came before;
+ * exit 1), 0 otherwise (a missing END record or dropped events only warn). */
+int vt_trace_load(const char *path, vt_reader_t *r, vt_analysis_t *a);
+
+/* vt_trace_load with vt_analyze_keeping_peaks: vt_analysis_peak_sites then has the peaks'
+ * call-sites without a replay. */
+int vt_trace_load_keeping_peaks(const char *path, vt_reader_t *r, vt_analysis_t *a);
+
+/* vt_trace_load with the category of each ALLOC decided by fn (NULL: the recorded ones); quiet:
+ * without a word on stderr; keep_peaks: as vt_trace_load_keeping_peaks. */
+int vt_trace_load_as(const char *path, vt_reader_t *r, vt_analysis_t *a, vt_recategorize_fn fn,
+                     void *ctx, bool quiet, bool keep_peaks);
 
 /* Called after ev was applied to a. old is the live entry ev removed (a FREE's allocation, or
  * the one an ALLOC at the same address replaced), NULL when none. changed[0..n_changed) are
@@ -37,12 +54,4 @@ void vt_trace_warn(const char *path, const vt_reader_t *r, const vt_analysis_t *
 int vt_trace_peak_sites(const char *path, const vt_analysis_t *a, const vt_device_stats_t *peak,
                         vt_site_t **out, size_t *n_out);
 
-/* The stats of device in a, or NULL while it has had no device memory. */
-const vt_device_stats_t *vt_stream_device(const vt_analysis_t *a, uint32_t device);
-
-/* t_ns as seconds from the trace's t0 with 6 decimals, exactly ("1.500000"). */
-const char *vt_fmt_seconds6(const vt_reader_t *r, uint64_t t_ns, char *buf, size_t cap);
-
-/* Whether ev is an event record (one with a time of its own: ALLOC, FREE, PHASE_PUSH, ...). */
-int vt_stream_is_event(const vt_event_t *ev);
 #endif

@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: MIT */
+/* Numbers for people (units.h). */
+#include "units.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+
+const char *vt_fmt_binary(uint64_t v, char *buf, size_t cap)
+{
+    static const char *const units[] = {"KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+    if (v < 1024) {
+        snprintf(buf, cap, "%" PRIu64 " B", v);
+        return buf;
+    }
+    double x = (double)v / 1024;
+    int u = 0;
+    while (x >= 1024 && u < 5)
+        x /= 1024, u++;
+    snprintf(buf, cap, "%.2f %s", x, units[u]);
+    return buf;
+}
+
+const char *vt_fmt_commas(uint64_t v, char *buf, size_t cap)
+{
+    char digits[24];
+    int n = snprintf(digits, sizeof(digits), "%" PRIu64, v);
+    size_t o = 0;
+    for (int i = 0; i < n && o + 2 < cap; i++) {
+        if (i && (n - i) % 3 == 0)
+            buf[o++] = ',';
+        buf[o++] = digits[i];
+    }
+    if (cap)
+        buf[o] = '\0';
+    return buf;
+}
+
+const char *vt_fmt_seconds(uint64_t ns, char *buf, size_t cap)
+{
+    snprintf(buf, cap, "%" PRIu64 ".%03" PRIu64 " s", ns / 1000000000u,
+             (ns % 1000000000u) / 1000000u);
+    return buf;
+}
