@@ -3,6 +3,7 @@
  * call-site, the device's live bytes by category, and the three largest live call-sites — what
  * a user needs when the job is about to die, before any trace is read. The OOM record in the
  * trace is written by the core; the analyzer decides later whether the OOM was recovered. */
+#include "vt_frames.h"
 #include "vt_internal.h"
 
 #include <string.h>
@@ -11,7 +12,9 @@
 #define MAX_SITES       64
 
 /* A call-site in a line: its three innermost named frames, innermost first, as
- * "function (module)" or "file.py:function:line", joined by " < ". */
+ * "function (module)" or "file.py:function:line", joined by " < ", leaving out the frames of
+ * the interpreter, libffi, libc, the loader and our own (vt_frames.h): in a Python program
+ * those are all the innermost native ones. The trace has them all (vramtrace oom --all-frames). */
 static void describe_site(uint32_t stack_id, char *buf, size_t cap)
 {
     size_t used = 0;
@@ -34,7 +37,7 @@ static void describe_site(uint32_t stack_id, char *buf, size_t cap)
         }
         const char *func, *module;
         vt_frame_names(ip, &func, &module);
-        if (*func) {
+        if (*func && !vt_module_is_internal(module)) {
             used += vt_fmt(buf + used, used < cap ? cap - used : 0, "%s%s (%s)", sep, func, module);
             shown++;
         }

@@ -26,7 +26,7 @@ int cmd_html(int argc, char **argv);
 #define FRAME_CAP  512
 
 static const char usage[] =
-    "usage: vramtrace html FILE [-o OUT] [--top N] [--rules RULES]\n"
+    "usage: vramtrace html FILE [-o OUT] [--top N] [--all-frames] [--rules RULES]\n"
     "                      [--budget MODEL [KEY=VALUE...]]\n"
     "\n"
     "The report of a trace as one self-contained HTML page (no script, nothing\n"
@@ -37,6 +37,9 @@ static const char usage[] =
     "    -o OUT           write the page to OUT ('-': stdout); default: FILE with\n"
     "                     .vtr replaced by .html\n"
     "    --top N          show the N largest call-sites (default 10; 0: all)\n"
+    "    --all-frames     show every frame of a call-site: by default the frames of\n"
+    "                     the Python interpreter, libffi, libc, the loader and\n"
+    "                     vramtrace are left out\n"
     "    --rules RULES    decide every allocation's category again with the rules\n"
     "                     of file RULES (docs/categories.md)\n"
     "    --budget MODEL   compare the peak's categories with the naive and realistic\n"
@@ -239,12 +242,14 @@ static void frames(FILE *out, const vt_report_t *rep, const vt_reader_t *r, uint
         return;
     }
     fputs("<ol class=\"frames\">", out);
+    id = vt_symbolize_first_shown(rep->sym, r, id);
     for (int depth = 0; id; depth++) {
         if (depth == MAX_FRAMES) {
             fputs("<li>\u2026</li>", out);
             break;
         }
-        id = vt_symbolize_frame(rep->sym, r, id, frame, sizeof(frame));
+        id = vt_symbolize_shown(rep->sym, r,
+                                vt_symbolize_frame(rep->sym, r, id, frame, sizeof(frame)));
         fputs("<li>", out);
         text(out, frame);
         fputs("</li>", out);

@@ -21,14 +21,18 @@ int cmd_leaks(int argc, char **argv);
 #define MAX_FRAMES  8
 #define FRAME_CAP   512
 
-static const char usage[] = "usage: vramtrace leaks FILE [--top N]\n"
-                            "\n"
-                            "The device memory never freed: what was live when the process\n"
-                            "exited (at the end of the trace when it did not exit cleanly), by\n"
-                            "call-site and category, largest first.\n"
-                            "\n"
-                            "    --top N      show the N largest call-sites (default 10; 0: all)\n"
-                            "    -h, --help   show this help\n";
+static const char usage[] =
+    "usage: vramtrace leaks FILE [--top N] [--all-frames]\n"
+    "\n"
+    "The device memory never freed: what was live when the process\n"
+    "exited (at the end of the trace when it did not exit cleanly), by\n"
+    "call-site and category, largest first.\n"
+    "\n"
+    "    --top N          show the N largest call-sites (default 10; 0: all)\n"
+    "    --all-frames     show every frame of a call-site: by default the frames of\n"
+    "                     the Python interpreter, libffi, libc, the loader and\n"
+    "                     vramtrace are left out\n"
+    "    -h, --help       show this help\n";
 
 typedef struct leak_site_s {
     vt_site_t site;
@@ -122,13 +126,13 @@ static void print_leaks(const char *path, const vt_reader_t *r, const vt_analysi
         if (!s->stack_id)
             printf("      (no call-site recorded)\n");
         int depth = 0;
-        for (uint32_t id = s->stack_id; id; depth++) {
+        for (uint32_t id = vt_symbolize_first_shown(sym, r, s->stack_id); id; depth++) {
             char frame[FRAME_CAP];
             if (depth == MAX_FRAMES) {
                 printf("      ...\n");
                 break;
             }
-            id = vt_symbolize_frame(sym, r, id, frame, sizeof(frame));
+            id = vt_symbolize_shown(sym, r, vt_symbolize_frame(sym, r, id, frame, sizeof(frame)));
             printf("      %s\n", frame);
         }
     }
@@ -138,6 +142,7 @@ int cmd_leaks(int argc, char **argv)
 {
     const char *path = NULL;
     size_t top = DEFAULT_TOP;
+    bool all_frames = false;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
@@ -153,6 +158,8 @@ int cmd_leaks(int argc, char **argv)
                 error("--top takes a count, not '%s'", v);
                 return EXIT_USAGE;
             }
+        } else if (strcmp(a, "--all-frames") == 0) {
+            all_frames = true;
         } else if (a[0] == '-' && a[1]) {
             error("unknown option '%s'. See 'vramtrace leaks --help'.", a);
             return EXIT_USAGE;
@@ -183,8 +190,10 @@ int cmd_leaks(int argc, char **argv)
                r.seen_end ? "" : " (nothing live at the end of the trace)");
     } else {
         vt_symbolizer_t sym, *symp = NULL;
-        if (vt_symbolizer_init_trace(&sym, &r) == 0)
+        if (vt_symbolizer_init_trace(&sym, &r) == 0) {
             symp = &sym;
+            sym.all_frames = all_frames;
+        }
         print_leaks(path, &r, &a, symp, sites, n_sites, top);
         if (symp)
             vt_symbolizer_release(symp);

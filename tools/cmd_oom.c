@@ -38,7 +38,7 @@ int cmd_oom(int argc, char **argv);
 #define NAME_CAP    256
 
 static const char usage[] =
-    "usage: vramtrace oom FILE [--json]\n"
+    "usage: vramtrace oom FILE [--json] [--all-frames]\n"
     "\n"
     "Every out-of-memory error of a trace: the time, the device, the request,\n"
     "its API and call-site; the device's free and total memory when known, with\n"
@@ -49,8 +49,12 @@ static const char usage[] =
     "recovered when the process later allocated on that device again, fatal when\n"
     "the trace ends without (unknown when damaged or capped).\n"
     "\n"
-    "    --json       print JSON on stdout (exact integers, times from the trace's start)\n"
-    "    -h, --help   show this help\n";
+    "    --json           print JSON on stdout (exact integers, times from the trace's\n"
+    "                     start; every frame)\n"
+    "    --all-frames     show every frame of a call-site: by default the frames of\n"
+    "                     the Python interpreter, libffi, libc, the loader and\n"
+    "                     vramtrace are left out\n"
+    "    -h, --help       show this help\n";
 
 /* What the growth of an OOM is measured from. */
 enum { SINCE_START, SINCE_PUSH, SINCE_POP, SINCE_MARK };
@@ -339,13 +343,13 @@ static void print_frames(vt_symbolizer_t *sym, const vt_reader_t *r, uint32_t st
                          int max_frames, const char *indent)
 {
     int depth = 0;
-    for (uint32_t id = stack_id; id; depth++) {
+    for (uint32_t id = vt_symbolize_first_shown(sym, r, stack_id); id; depth++) {
         char frame[FRAME_CAP];
         if (depth == max_frames) {
             printf("%s...\n", indent);
             break;
         }
-        id = vt_symbolize_frame(sym, r, id, frame, sizeof(frame));
+        id = vt_symbolize_shown(sym, r, vt_symbolize_frame(sym, r, id, frame, sizeof(frame)));
         printf("%s%s\n", indent, frame);
     }
 }
@@ -573,6 +577,7 @@ int cmd_oom(int argc, char **argv)
 {
     const char *path = NULL;
     int json = 0;
+    bool all_frames = false;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
@@ -580,6 +585,8 @@ int cmd_oom(int argc, char **argv)
             return 0;
         } else if (strcmp(a, "--json") == 0) {
             json = 1;
+        } else if (strcmp(a, "--all-frames") == 0) {
+            all_frames = true;
         } else if (a[0] == '-' && a[1]) {
             error("unknown option '%s'. See 'vramtrace oom --help'.", a);
             return EXIT_USAGE;
@@ -605,8 +612,10 @@ int cmd_oom(int argc, char **argv)
         a.n_ooms = 0; /* out of memory in the pass (said): nothing complete to show */
     int damaged = rc != 0;
     vt_symbolizer_t sym, *symp = NULL;
-    if (a.n_ooms && vt_symbolizer_init_trace(&sym, &r) == 0)
+    if (a.n_ooms && vt_symbolizer_init_trace(&sym, &r) == 0) {
         symp = &sym;
+        sym.all_frames = all_frames || json; /* JSON lists every frame */
+    }
     if (json) {
         print_json(path, &r, &a, &x, symp, damaged);
     } else {

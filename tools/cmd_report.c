@@ -37,7 +37,7 @@ int cmd_report(int argc, char **argv);
 
 static const char usage[] =
     "usage: vramtrace report FILE|DIR... [--json] [--at TIME] [--category NAME] [--top N]\n"
-    "                        [--rules RULES] [--budget MODEL [KEY=VALUE...]]\n"
+    "                        [--all-frames] [--rules RULES] [--budget MODEL [KEY=VALUE...]]\n"
     "\n"
     "The device memory peak of a trace, what was live at it by category\n"
     "and call-site, the pinned host and managed peaks, totals and the\n"
@@ -59,6 +59,10 @@ static const char usage[] =
     "                     gradients, optimizer, activations, data, workspace,\n"
     "                     unknown) and show that category's own peak\n"
     "    --top N          show the N largest call-sites (default 10; 0: all)\n"
+    "    --all-frames     show every frame of a call-site: by default the frames of\n"
+    "                     the Python interpreter, libffi, libc, the loader and\n"
+    "                     vramtrace are left out\n"
+    "                     (--json lists them all)\n"
     "    --rules RULES    decide every allocation's category again with the rules\n"
     "                     of file RULES instead of the recorded ones (docs/categories.md)\n"
     "    --budget MODEL   compare the peak's categories with the naive and realistic\n"
@@ -336,13 +340,16 @@ static void print_text(const vt_report_t *rep)
             if (!s->stack_id)
                 printf("      (no call-site recorded)\n");
             int depth = 0;
-            for (uint32_t id = s->stack_id; id; depth++) {
+            for (uint32_t id = vt_symbolize_first_shown(rep->sym, rep->sites_r, s->stack_id); id;
+                 depth++) {
                 char frame[FRAME_CAP];
                 if (depth == TEXT_MAX_FRAMES) {
                     printf("      ...\n");
                     break;
                 }
-                id = vt_symbolize_frame(rep->sym, rep->sites_r, id, frame, sizeof(frame));
+                id = vt_symbolize_shown(
+                    rep->sym, rep->sites_r,
+                    vt_symbolize_frame(rep->sym, rep->sites_r, id, frame, sizeof(frame)));
                 printf("      %s\n", frame);
             }
         }
@@ -645,8 +652,10 @@ int vt_report_load(vt_report_t *rep)
     if (rep->category >= 0)
         filter_sites(rep);
     /* The whole trace's modules: a library may be recorded after the peak's stacks. */
-    if (have_sym || vt_symbolizer_init_trace(&rep->sym_storage, &rep->r) == 0)
+    if (have_sym || vt_symbolizer_init_trace(&rep->sym_storage, &rep->r) == 0) {
         rep->sym = &rep->sym_storage;
+        rep->sym->all_frames = rep->all_frames;
+    }
     return rep->failed;
 }
 
@@ -696,7 +705,9 @@ int vt_report_opts_parse(vt_report_opts_t *o, int argc, char **argv, int *i)
 {
     const char *v, *a = argv[*i];
     char err[512];
-    if ((v = opt_value("--budget", argc, argv, i))) {
+    if (strcmp(a, "--all-frames") == 0) {
+        o->all_frames = true;
+    } else if ((v = opt_value("--budget", argc, argv, i))) {
         if (!*v)
             return error("'--budget' needs a model file. See 'vramtrace %s --help'.", o->cmd);
         if (o->model)
@@ -743,6 +754,7 @@ void vt_report_opts_apply(const vt_report_opts_t *o, vt_report_t *rep)
     rep->rules_path = o->rules_path;
     rep->rules = o->rules_path ? &o->rules : NULL;
     rep->top = o->top;
+    rep->all_frames = o->all_frames;
 }
 
 int cmd_report(int argc, char **argv)

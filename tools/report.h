@@ -25,6 +25,7 @@ typedef struct vt_report_s {
     int category;                     /* --category: the one listed; -1 all */
     int have_at;                      /* --at given */
     uint64_t at_ns;                   /* --at: from t0 */
+    bool all_frames;                  /* --all-frames: no frame collapsed */
     int quiet; /* say nothing of the trace's problems (another pass said them) */
 
     /* what vt_report_load found */
@@ -73,12 +74,14 @@ static inline uint64_t vt_report_rel(const vt_report_t *rep, uint64_t t_ns)
     return t_ns - rep->r.t0_ns;
 }
 
-/* The options `report` and `html` share: --budget MODEL [KEY=VALUE...], --rules RULES, --top N. */
+/* The options `report` and `html` share: --budget MODEL [KEY=VALUE...], --rules RULES, --top N,
+ * --all-frames. */
 typedef struct vt_report_opts_s {
     const char *cmd;           /* "report" or "html": named in usage errors */
     const char *model;         /* --budget MODEL, or NULL */
     const char *rules_path;    /* --rules RULES, or NULL */
     size_t top;                /* --top N; 10 by default */
+    bool all_frames;           /* --all-frames */
     vt_kv_list_t keys;         /* the KEY=VALUE arguments after --budget */
     vt_report_budget_t budget; /* vt_report_opts_load: the model's budgets */
     vt_rules_t rules;          /* vt_report_opts_load: the rules (40 KiB: keep it static) */
@@ -95,6 +98,6 @@ int vt_report_opts_parse(vt_report_opts_t *o, int argc, char **argv, int *i);
  * large trace. Returns 0, or the exit status after a message (1 unreadable, 2 bad content). */
 int vt_report_opts_load(vt_report_opts_t *o);
 
-/* Sets the inputs of rep that the shared options decide (budget, rules, top). */
+/* Sets the inputs of rep that the shared options decide (budget, rules, top, all_frames). */
 void vt_report_opts_apply(const vt_report_opts_t *o, vt_report_t *rep);
 #endif

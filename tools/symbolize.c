@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "symbolize.h"
+#include "vt_frames.h"
 
 #ifdef VT_HAVE_LIBDW
 #    include <dwarf.h>
@@ -408,6 +409,26 @@ const char *vt_symbolize_format(const vt_sym_frame_t *f, uint64_t ip, char *buf,
         PUT(" inlined in %s", f->inlined_in);
 #undef PUT
     return buf;
+}
+
+uint32_t vt_symbolize_shown(vt_symbolizer_t *s, const vt_reader_t *r, uint32_t stack_id)
+{
+    if (!s || s->all_frames)
+        return stack_id;
+    while (stack_id && stack_id < r->n_stacks && !(r->stacks[stack_id].ip & VT_PYFRAME_BIT)) {
+        vt_sym_frame_t f;
+        vt_symbolize(s, r->stacks[stack_id].ip, &f);
+        if (!vt_module_is_internal(f.module))
+            break;
+        stack_id = r->stacks[stack_id].parent_id;
+    }
+    return stack_id < r->n_stacks ? stack_id : 0;
+}
+
+uint32_t vt_symbolize_first_shown(vt_symbolizer_t *s, const vt_reader_t *r, uint32_t stack_id)
+{
+    uint32_t shown = vt_symbolize_shown(s, r, stack_id);
+    return shown ? shown : stack_id;
 }
 
 uint32_t vt_symbolize_frame(vt_symbolizer_t *s, const vt_reader_t *r, uint32_t stack_id, char *buf,

@@ -41,6 +41,7 @@ typedef struct vt_symbolizer_s {
     void *dwfl;                   /* Dwfl *, created on the first lookup that needs it */
     struct vt_sym_entry_s *cache; /* open addressing on ip */
     size_t n_cache, cap_cache;
+    bool all_frames; /* the views show every frame (--all-frames); else vt_symbolize_shown */
 } vt_symbolizer_t;
 
 /* vt_symbolizer_init: a symbolizer for n modules (copied; nothing is opened yet: each module's
@@ -69,6 +70,16 @@ const char *vt_symbolize_format(const vt_sym_frame_t *frame, uint64_t ip, char *
  * frames are unchanged. Returns the parent id (0 at the root). */
 uint32_t vt_symbolize_frame(vt_symbolizer_t *s, const vt_reader_t *r, uint32_t stack_id, char *buf,
                             size_t cap);
+
+/* vt_symbolize_shown: the first frame at or outside stack_id (towards the root) that a view
+ * shows: any frame when s->all_frames or s is NULL, else a Python frame or a native one outside
+ * the interpreter, libffi, the C library, the loader and vramtrace (src/vt_frames.h); 0 when
+ * none is left. */
+uint32_t vt_symbolize_shown(vt_symbolizer_t *s, const vt_reader_t *r, uint32_t stack_id);
+
+/* vt_symbolize_first_shown: vt_symbolize_shown, or stack_id itself when the stack has no frame
+ * to show (a view never shows an empty call-site). */
+uint32_t vt_symbolize_first_shown(vt_symbolizer_t *s, const vt_reader_t *r, uint32_t stack_id);
 
 /* vt_symbolize_demangle: a malloc'd demangled copy of a C++ (Itanium ABI) name, or NULL when
  * name is not one, libstdc++ is not linked, or memory ran out. */

@@ -145,6 +145,11 @@ def autograd_engine():  # gradients, by the thread's name alone
     assert NOGIL.nogil_plain_thread_alloc(128 * KIB, b"pt_autograd_0") == 0
 
 
+def too_big_for_the_device():  # out of memory: not live, the OOM record names this frame
+    ptr = ctypes.c_void_p()
+    assert NOGIL.nogil_runtime_alloc(1 << 50, ctypes.byref(ptr)) != 0
+
+
 def save_weights_at_exit():  # weights, while the interpreter shuts down (atexit)
     rt_alloc(8 * KIB)
 
@@ -165,6 +170,7 @@ def main():
     load_input_via_cdll()
     weights_from_plain_thread()
     autograd_engine()
+    too_big_for_the_device()
     with open("nogil-lines.txt", "w") as out:
         for caller, caller_line, inner, inner_line in LINES:
             out.write("%s %d %s %d\n" % (caller, caller_line, inner, inner_line))

@@ -46,6 +46,36 @@ if [ -n "${VT_TEST_CLI:-}" ] && [ "$status" -eq 0 ]; then
         echo "run_python.sh: the folded stacks fail $script --check" >&2
         fail=1
     fi
+    # The views: the script's frames shown, the interpreter's, libffi's and libc's left out by
+    # default and shown with --all-frames; the in-process OOM block names the Python frame.
+    for view in leaks report oom html; do
+        for all in "" --all-frames; do
+            out=$tmp/view-$view$all
+            case $view in
+            html) "$VT_TEST_CLI" html "$tmp"/trace.*.vtr -o "$out" $all >/dev/null 2>&1 ;;
+            *) "$VT_TEST_CLI" "$view" "$tmp"/trace.*.vtr $all >"$out" 2>&1 ;;
+            esac
+            # (every frame shown, the innermost few may all be the interpreter's)
+            if [ -z "$all" ] && ! grep -q "nogil.py:" "$out"; then
+                echo "run_python.sh: '$view' shows no frame of nogil.py" >&2
+                fail=1
+            fi
+            shown=0
+            grep -q "_PyEval_EvalFrameDefault\|ffi_call\|libc.so" "$out" && shown=1
+            if [ -z "$all" ] && [ $shown = 1 ]; then
+                echo "run_python.sh: '$view' shows interpreter, libffi or libc frames:" >&2
+                cat "$out" >&2
+                fail=1
+            elif [ -n "$all" ] && [ $shown = 0 ]; then
+                echo "run_python.sh: '$view --all-frames' hides the interpreter's frames" >&2
+                fail=1
+            fi
+        done
+    done
+    if ! grep -q "out of memory on device 0: .* failed in cudaMalloc (libcudart.so.13) < nogil_runtime_alloc (libnogil.so) < .*nogil.py:too_big_for_the_device:" "$tmp/err"; then
+        echo "run_python.sh: the out-of-memory block does not name the Python frame" >&2
+        fail=1
+    fi
 fi
 if [ "$status" -ne 0 ]; then
     echo "run_python.sh: $real exited with status $status, want 0" >&2

@@ -136,7 +136,7 @@ oom)
     check "the block gives the live bytes by category" \
         grep -q "live 52.0 MiB: weights 40.0 MiB, activations 12.0 MiB" err
     check "the block names the largest live call-sites" \
-        grep -q "largest live call-sites: fill_weights (t_writer) < main (t_writer) < __libc_start_main (libc.so.6) 40.0 MiB; fill_activations (t_writer) < main (t_writer) < __libc_start_main (libc.so.6) 12.0 MiB" err
+        grep -q "largest live call-sites: fill_weights (t_writer) < main (t_writer) < _start (t_writer) 40.0 MiB; fill_activations (t_writer) < main (t_writer) < _start (t_writer) 12.0 MiB" err
     "$vt" oom t.vtr >oom.txt 2>&1
     check "vramtrace oom: the request" grep -q "request: 32.00 MiB" oom.txt
     check "vramtrace oom: free and total from the memory-info sample" \
