@@ -13,6 +13,18 @@
 #include <unistd.h>
 
 __thread int vt_in_hook __attribute__((tls_model("initial-exec")));
+__thread int vt_cancel_saved __attribute__((tls_model("initial-exec")));
+static atomic_ulong vt_n_dropped_nested_;
+
+void vt_note_dropped(void)
+{
+    atomic_fetch_add_explicit(&vt_n_dropped_nested_, 1, memory_order_relaxed);
+}
+
+unsigned long vt_n_dropped_nested(void)
+{
+    return atomic_load_explicit(&vt_n_dropped_nested_, memory_order_relaxed);
+}
 
 /* Read by the inline fast paths in vt_internal.h (__atomic builtins on plain objects, so the
  * header needs no <stdatomic.h>); written only here. */
@@ -35,18 +47,24 @@ vt_state_t vt_init_decide(bool secure, bool disabled)
  * mid-update; the child then forgets the parent's allocations and starts over. */
 static void atfork_prepare(void)
 {
-    vt_track_lock();
+    vt_track_fork_prepare();
 }
 
 static void atfork_parent(void)
 {
-    vt_track_unlock();
+    vt_track_fork_parent();
 }
 
+/* A child forked by a signal handler inside vramtrace's own work goes on with that work when
+ * the handler returns: it records nothing more (OFF), and keeps the state as it was. */
 static void atfork_child(void)
 {
-    vt_track_after_fork_child();
-    vt_reset_after_fork();
+    if (vt_track_after_fork_child()) {
+        vt_reset_after_fork();
+        return;
+    }
+    __atomic_store_n(&vt_cuda_used_word, false, __ATOMIC_RELAXED);
+    vt_shutdown();
 }
 
 /* Runs once per process (and once more in each traced fork child) in the thread that won the
@@ -101,8 +119,12 @@ void vt_ensure_init_slow(void)
         return;
     int saved_errno = errno;
     int saved_in_hook = vt_in_hook;
-    vt_in_hook = 1; /* calls made by init itself are never recorded */
+    vt_in_hook = VT_HOOK_CALLING; /* calls made by init itself are never recorded */
+    /* Init reads files and may warn: cancellation points, never to act inside it. */
+    int cancel_state = 0;
+    pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel_state);
     vt_state_t next = init_once();
+    pthread_setcancelstate(cancel_state, &cancel_state);
     vt_in_hook = saved_in_hook;
     errno = saved_errno;
     /* A CAS, not a store: if vt_shutdown ran meanwhile, OFF wins. */

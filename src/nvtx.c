@@ -129,10 +129,13 @@ static unsigned domain_slot(nvtxDomainHandle_t domain)
 /* Returns the 0-based level of the range started, as nvtxRangePush* must. */
 static int push(unsigned slot, const char *name)
 {
-    vt_phase_push(name);
     uint16_t level = tls_depth[slot];
+    if (!vt_guard_enter())
+        return level; /* inside vramtrace already (a signal handler): not recorded */
+    vt_phase_push(name);
     if (level < UINT16_MAX)
         tls_depth[slot] = (uint16_t)(level + 1);
+    vt_guard_leave();
     return level;
 }
 
@@ -142,8 +145,12 @@ static int pop(unsigned slot)
 {
     if (tls_depth[slot] == 0)
         return -1;
+    if (!vt_guard_enter())
+        return tls_depth[slot] - 1;
     vt_phase_pop();
-    return --tls_depth[slot];
+    int level = --tls_depth[slot];
+    vt_guard_leave();
+    return level;
 }
 
 static int range_push_a(const char *message)
@@ -190,6 +197,8 @@ static nvtxRangeId_t range_start(const char *name)
 {
     uint64_t id = atomic_fetch_add_explicit(&next_range_id, 1, memory_order_relaxed);
     uint64_t t_ns = vt_now_ns();
+    if (!vt_guard_enter())
+        return id;
     vt_track_lock();
     for (int i = 0; i < MAX_OPEN_RANGES; i++) {
         if (!open_ranges[i].id) {
@@ -201,6 +210,7 @@ static nvtxRangeId_t range_start(const char *name)
     }
     vt_track_unlock();
     vt_log(2, "nvtx: range start id=%llu '%.64s'", (unsigned long long)id, name);
+    vt_guard_leave();
     return id;
 }
 
@@ -208,6 +218,8 @@ static void range_end(nvtxRangeId_t id)
 {
     char name[RANGE_NAME_BYTES] = "";
     uint64_t t_ns = 0;
+    if (!vt_guard_enter())
+        return;
     vt_track_lock();
     for (int i = 0; id && i < MAX_OPEN_RANGES; i++) {
         if (open_ranges[i].id == id) {
@@ -223,6 +235,7 @@ static void range_end(nvtxRangeId_t id)
                (unsigned long long)(vt_now_ns() - t_ns));
     else
         vt_log(2, "nvtx: range end id=%llu (not open, or not kept)", (unsigned long long)id);
+    vt_guard_leave();
 }
 
 static nvtxRangeId_t range_start_a(const char *message)
@@ -274,21 +287,30 @@ bool vt_nvtx_range_name(uint64_t id, char *buf, size_t cap)
 
 /* ---- marks ----------------------------------------------------------------------------------- */
 
+/* A mark, unless this thread is inside vramtrace already (a signal handler). */
+static void mark(const char *label)
+{
+    if (!vt_guard_enter())
+        return;
+    vt_mark(label);
+    vt_guard_leave();
+}
+
 static void mark_a(const char *message)
 {
-    vt_mark(message ? message : "");
+    mark(message ? message : "");
 }
 
 static void mark_w(const wchar_t *message)
 {
     char buf[NAME_BYTES];
-    vt_mark(narrow(message, buf, sizeof buf));
+    mark(narrow(message, buf, sizeof buf));
 }
 
 static void mark_ex(const nvtxEventAttributes_t *attr)
 {
     char buf[NAME_BYTES];
-    vt_mark(attr_name(attr, buf, sizeof buf));
+    mark(attr_name(attr, buf, sizeof buf));
 }
 
 static void domain_mark_ex(nvtxDomainHandle_t domain, const nvtxEventAttributes_t *attr)
@@ -305,9 +327,12 @@ static void domain_mark_ex(nvtxDomainHandle_t domain, const nvtxEventAttributes_
  * domain as the default one and the string as empty. */
 static void *registration_alloc(size_t bytes)
 {
+    if (!vt_guard_enter())
+        return NULL;
     vt_track_lock();
     void *p = vt_arena_alloc(bytes);
     vt_track_unlock();
+    vt_guard_leave();
     return p;
 }
 

@@ -18,19 +18,59 @@
     __typeof__(&name) real = VT_REAL(name);                                                        \
     if (VT_UNLIKELY(!real))                                                                        \
         return not_found;                                                                          \
-    if (vt_in_hook || !vt_is_on())                                                                 \
+    if (VT_UNLIKELY(vt_in_hook) || !vt_is_on()) {                                                  \
+        vt_note_nested();                                                                          \
         return real args;                                                                          \
-    vt_in_hook = 1;                                                                                \
+    }                                                                                              \
+    vt_in_hook = VT_HOOK_RECORDING;                                                                \
     vt_note_cuda_used()
+
+/* VT_CALL(call): the real call, made as the program would make it: cancellation as the program
+ * set it (the recording around it runs with cancellation disabled, so a pending cancel acts
+ * neither inside vramtrace's lock nor between the call and its record), and calls nested in it
+ * (the runtime's own driver calls) forwarded unrecorded and uncounted. */
+#define VT_CALL(call)                                                                              \
+    __extension__({                                                                                \
+        vt_in_hook = VT_HOOK_CALLING;                                                              \
+        vt_record_end();                                                                           \
+        __typeof__(call) vt_rc_ = (call);                                                          \
+        vt_record_begin();                                                                         \
+        vt_in_hook = VT_HOOK_RECORDING;                                                            \
+        vt_rc_;                                                                                    \
+    })
 
 #define CU_NOT_FOUND CUDA_ERROR_NOT_FOUND
 #define RT_NOT_FOUND cudaErrorSharedObjectSymbolNotFound
 
-/* The end of every shim: errno as the real call left it, guard released. */
+/* VT_CALL_FREE(call): VT_CALL for a free, whose recording after the call (free_end) usually has
+ * nothing to do (the FREE was written before the call): cancellation is disabled again only
+ * when it has. */
+#define VT_CALL_FREE(call)                                                                         \
+    __extension__({                                                                                \
+        vt_in_hook = VT_HOOK_CALLING;                                                              \
+        vt_record_end();                                                                           \
+        __typeof__(call) vt_rc_ = (call);                                                          \
+        vt_in_hook = VT_HOOK_RECORDING;                                                            \
+        vt_rc_;                                                                                    \
+    })
+
+/* The end of every shim: errno as the real call left it, guard released, the program's
+ * cancellation state back. */
 static inline void vt_leave(int saved_errno)
 {
     errno = saved_errno;
     vt_in_hook = 0;
+    vt_record_end();
+}
+
+/* vt_track_free_end after VT_CALL_FREE: nothing to do (the usual case), or the recording, with
+ * cancellation disabled. */
+static inline void free_end(vt_free_t *f, bool ok, vt_api_t api)
+{
+    if (!(ok && f->recorded)) {
+        vt_record_begin();
+        vt_track_free_end_rest(f, ok, api);
+    }
 }
 
 enum device_from { DEVICE_CURRENT, DEVICE_OF_POINTER, DEVICE_HOST };
@@ -169,41 +209,50 @@ __attribute__((destructor)) static void vt_preload_dtor(void)
 VT_EXPORT void vramtrace_mark(const char *label)
 {
     vt_ensure_init();
-    if (vt_is_on())
+    if (vt_is_on() && vt_guard_enter()) {
         vt_mark(label);
+        vt_guard_leave();
+    }
 }
 
 VT_EXPORT void vramtrace_pause(void)
 {
     vt_ensure_init();
-    if (vt_is_on())
+    if (vt_is_on() && vt_guard_enter()) {
         vt_set_paused(true);
+        vt_guard_leave();
+    }
 }
 
 VT_EXPORT void vramtrace_resume(void)
 {
     vt_ensure_init();
-    if (vt_is_on())
+    if (vt_is_on() && vt_guard_enter()) {
         vt_set_paused(false);
+        vt_guard_leave();
+    }
 }
 
 VT_EXPORT void vramtrace_category_push(const char *category)
 {
     vt_ensure_init();
-    if (!vt_is_on())
+    if (!vt_is_on() || !vt_guard_enter())
         return;
     int c = category ? vt_category_from_name(category, __builtin_strlen(category)) : -1;
     if (c < 0)
         vt_log(1, "vramtrace_category_push: '%.64s' is not a category: ignored",
                category ? category : "(null)");
     vt_category_push(c);
+    vt_guard_leave();
 }
 
 VT_EXPORT void vramtrace_category_pop(void)
 {
     vt_ensure_init();
-    if (vt_is_on())
+    if (vt_is_on() && vt_guard_enter()) {
         vt_category_pop();
+        vt_guard_leave();
+    }
 }
 
 /* ---- the cuGetProcAddress door ------------------------------------------------------------- */
@@ -249,7 +298,7 @@ VT_EXPORT CUresult cuGetProcAddress(const char *symbol, void **pfn, int cudaVers
 VT_EXPORT CUresult cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytesize)
 {
     VT_ENTER(cuMemAlloc_v2, CU_NOT_FOUND, (dptr, bytesize));
-    CUresult rc = real(dptr, bytesize);
+    CUresult rc = VT_CALL(real(dptr, bytesize));
     int saved_errno = errno;
     record_alloc(rc, VT_SERIES_DEVICE, DEVICE_CURRENT, rc ? 0 : *dptr, bytesize,
                  VT_API_cuMemAlloc_v2);
@@ -262,7 +311,7 @@ VT_EXPORT CUresult cuMemAllocPitch_v2(CUdeviceptr *dptr, size_t *pPitch, size_t 
 {
     VT_ENTER(cuMemAllocPitch_v2, CU_NOT_FOUND,
              (dptr, pPitch, WidthInBytes, Height, ElementSizeBytes));
-    CUresult rc = real(dptr, pPitch, WidthInBytes, Height, ElementSizeBytes);
+    CUresult rc = VT_CALL(real(dptr, pPitch, WidthInBytes, Height, ElementSizeBytes));
     int saved_errno = errno;
     record_alloc(rc, VT_SERIES_DEVICE, DEVICE_CURRENT, rc ? 0 : *dptr,
                  rc ? 0 : (uint64_t)*pPitch * Height, VT_API_cuMemAllocPitch_v2);
@@ -273,7 +322,7 @@ VT_EXPORT CUresult cuMemAllocPitch_v2(CUdeviceptr *dptr, size_t *pPitch, size_t 
 VT_EXPORT CUresult cuMemAllocManaged(CUdeviceptr *dptr, size_t bytesize, unsigned int flags)
 {
     VT_ENTER(cuMemAllocManaged, CU_NOT_FOUND, (dptr, bytesize, flags));
-    CUresult rc = real(dptr, bytesize, flags);
+    CUresult rc = VT_CALL(real(dptr, bytesize, flags));
     int saved_errno = errno;
     record_alloc(rc, VT_SERIES_MANAGED, DEVICE_CURRENT, rc ? 0 : *dptr, bytesize,
                  VT_API_cuMemAllocManaged);
@@ -285,10 +334,11 @@ VT_EXPORT CUresult cuMemAllocManaged(CUdeviceptr *dptr, size_t bytesize, unsigne
 static CUresult free_device(__typeof__(&cuMemFree_v2) real, CUdeviceptr dptr, vt_api_t api)
 {
     vt_free_t f;
+    vt_record_begin();
     vt_track_free_begin_at(DEVICE_SERIES, dptr, api, &f);
-    CUresult rc = real(dptr);
+    CUresult rc = VT_CALL_FREE(real(dptr));
     int saved_errno = errno;
-    vt_track_free_end(&f, rc == CUDA_SUCCESS, api);
+    free_end(&f, rc == CUDA_SUCCESS, api);
     vt_leave(saved_errno);
     return rc;
 }
@@ -304,7 +354,7 @@ VT_EXPORT CUresult cuMemFree_v2(CUdeviceptr dptr)
 VT_EXPORT CUresult cuMemHostAlloc(void **pp, size_t bytesize, unsigned int Flags)
 {
     VT_ENTER(cuMemHostAlloc, CU_NOT_FOUND, (pp, bytesize, Flags));
-    CUresult rc = real(pp, bytesize, Flags);
+    CUresult rc = VT_CALL(real(pp, bytesize, Flags));
     int saved_errno = errno;
     record_alloc(rc, VT_SERIES_PINNED, DEVICE_HOST, rc ? 0 : (uint64_t)*pp, bytesize,
                  VT_API_cuMemHostAlloc);
@@ -315,7 +365,7 @@ VT_EXPORT CUresult cuMemHostAlloc(void **pp, size_t bytesize, unsigned int Flags
 VT_EXPORT CUresult cuMemAllocHost_v2(void **pp, size_t bytesize)
 {
     VT_ENTER(cuMemAllocHost_v2, CU_NOT_FOUND, (pp, bytesize));
-    CUresult rc = real(pp, bytesize);
+    CUresult rc = VT_CALL(real(pp, bytesize));
     int saved_errno = errno;
     record_alloc(rc, VT_SERIES_PINNED, DEVICE_HOST, rc ? 0 : (uint64_t)*pp, bytesize,
                  VT_API_cuMemAllocHost_v2);
@@ -326,7 +376,7 @@ VT_EXPORT CUresult cuMemAllocHost_v2(void **pp, size_t bytesize)
 VT_EXPORT CUresult cuMemHostRegister_v2(void *p, size_t bytesize, unsigned int Flags)
 {
     VT_ENTER(cuMemHostRegister_v2, CU_NOT_FOUND, (p, bytesize, Flags));
-    CUresult rc = real(p, bytesize, Flags);
+    CUresult rc = VT_CALL(real(p, bytesize, Flags));
     int saved_errno = errno;
     record_alloc(rc, VT_SERIES_PINNED, DEVICE_HOST, (uint64_t)p, bytesize,
                  VT_API_cuMemHostRegister_v2);
@@ -338,10 +388,11 @@ VT_EXPORT CUresult cuMemHostRegister_v2(void *p, size_t bytesize, unsigned int F
 static CUresult free_pinned(CUresult (*real)(void *), void *p, vt_api_t api)
 {
     vt_free_t f;
+    vt_record_begin();
     vt_track_free_begin_at(PINNED_SERIES, (uint64_t)p, api, &f);
-    CUresult rc = real(p);
+    CUresult rc = VT_CALL_FREE(real(p));
     int saved_errno = errno;
-    vt_track_free_end(&f, rc == CUDA_SUCCESS, api);
+    free_end(&f, rc == CUDA_SUCCESS, api);
     vt_leave(saved_errno);
     return rc;
 }
@@ -365,7 +416,7 @@ VT_EXPORT CUresult cuMemHostUnregister(void *p)
 static CUresult alloc_async(__typeof__(&cuMemAllocAsync) real, CUdeviceptr *dptr, size_t bytesize,
                             CUstream hStream, vt_api_t api)
 {
-    CUresult rc = real(dptr, bytesize, hStream);
+    CUresult rc = VT_CALL(real(dptr, bytesize, hStream));
     int saved_errno = errno;
     record_alloc(rc, VT_SERIES_DEVICE, DEVICE_OF_POINTER, rc ? 0 : *dptr, bytesize, api);
     vt_leave(saved_errno);
@@ -375,7 +426,7 @@ static CUresult alloc_async(__typeof__(&cuMemAllocAsync) real, CUdeviceptr *dptr
 static CUresult alloc_from_pool(__typeof__(&cuMemAllocFromPoolAsync) real, CUdeviceptr *dptr,
                                 size_t bytesize, CUmemoryPool pool, CUstream hStream, vt_api_t api)
 {
-    CUresult rc = real(dptr, bytesize, pool, hStream);
+    CUresult rc = VT_CALL(real(dptr, bytesize, pool, hStream));
     int saved_errno = errno;
     record_alloc(rc, VT_SERIES_DEVICE, DEVICE_OF_POINTER, rc ? 0 : *dptr, bytesize, api);
     vt_leave(saved_errno);
@@ -413,10 +464,11 @@ static CUresult free_async(__typeof__(&cuMemFreeAsync) real, CUdeviceptr dptr, C
                            vt_api_t api)
 {
     vt_free_t f;
+    vt_record_begin();
     vt_track_free_begin_at(DEVICE_SERIES, dptr, api, &f);
-    CUresult rc = real(dptr, hStream);
+    CUresult rc = VT_CALL_FREE(real(dptr, hStream));
     int saved_errno = errno;
-    vt_track_free_end(&f, rc == CUDA_SUCCESS, api);
+    free_end(&f, rc == CUDA_SUCCESS, api);
     vt_leave(saved_errno);
     return rc;
 }
@@ -439,7 +491,7 @@ VT_EXPORT CUresult cuMemCreate(CUmemGenericAllocationHandle *handle, size_t size
                                const CUmemAllocationProp *prop, unsigned long long flags)
 {
     VT_ENTER(cuMemCreate, CU_NOT_FOUND, (handle, size, prop, flags));
-    CUresult rc = real(handle, size, prop, flags);
+    CUresult rc = VT_CALL(real(handle, size, prop, flags));
     int saved_errno = errno;
     if (rc == CUDA_SUCCESS && !vt_is_paused()) {
         /* HOST, HOST_NUMA and HOST_NUMA_CURRENT locations are page-locked host memory
@@ -460,8 +512,9 @@ VT_EXPORT CUresult cuMemRelease(CUmemGenericAllocationHandle handle)
 {
     VT_ENTER(cuMemRelease, CU_NOT_FOUND, (handle));
     vt_free_t f;
+    vt_record_begin();
     vt_track_vmm_release_begin(handle, &f);
-    CUresult rc = real(handle);
+    CUresult rc = VT_CALL(real(handle));
     int saved_errno = errno;
     vt_track_vmm_release_end(&f, rc == CUDA_SUCCESS, VT_API_cuMemRelease);
     vt_leave(saved_errno);
@@ -471,7 +524,7 @@ VT_EXPORT CUresult cuMemRelease(CUmemGenericAllocationHandle handle)
 VT_EXPORT CUresult cuMemRetainAllocationHandle(CUmemGenericAllocationHandle *handle, void *addr)
 {
     VT_ENTER(cuMemRetainAllocationHandle, CU_NOT_FOUND, (handle, addr));
-    CUresult rc = real(handle, addr);
+    CUresult rc = VT_CALL(real(handle, addr));
     int saved_errno = errno;
     if (rc == CUDA_SUCCESS)
         vt_track_vmm_retain(*handle);
@@ -483,7 +536,7 @@ VT_EXPORT CUresult cuMemMap(CUdeviceptr ptr, size_t size, size_t offset,
                             CUmemGenericAllocationHandle handle, unsigned long long flags)
 {
     VT_ENTER(cuMemMap, CU_NOT_FOUND, (ptr, size, offset, handle, flags));
-    CUresult rc = real(ptr, size, offset, handle, flags);
+    CUresult rc = VT_CALL(real(ptr, size, offset, handle, flags));
     int saved_errno = errno;
     if (rc == CUDA_SUCCESS)
         vt_track_vmm_map(ptr, size, handle);
@@ -494,7 +547,7 @@ VT_EXPORT CUresult cuMemMap(CUdeviceptr ptr, size_t size, size_t offset,
 VT_EXPORT CUresult cuMemUnmap(CUdeviceptr ptr, size_t size)
 {
     VT_ENTER(cuMemUnmap, CU_NOT_FOUND, (ptr, size));
-    CUresult rc = real(ptr, size);
+    CUresult rc = VT_CALL(real(ptr, size));
     int saved_errno = errno;
     if (rc == CUDA_SUCCESS)
         vt_track_vmm_unmap(ptr, size, VT_API_cuMemUnmap);
@@ -508,7 +561,7 @@ VT_EXPORT CUresult cuMemAddressReserve(CUdeviceptr *ptr, size_t size, size_t ali
                                        CUdeviceptr addr, unsigned long long flags)
 {
     VT_ENTER(cuMemAddressReserve, CU_NOT_FOUND, (ptr, size, alignment, addr, flags));
-    CUresult rc = real(ptr, size, alignment, addr, flags);
+    CUresult rc = VT_CALL(real(ptr, size, alignment, addr, flags));
     vt_leave(errno);
     return rc;
 }
@@ -516,7 +569,7 @@ VT_EXPORT CUresult cuMemAddressReserve(CUdeviceptr *ptr, size_t size, size_t ali
 VT_EXPORT CUresult cuMemAddressFree(CUdeviceptr ptr, size_t size)
 {
     VT_ENTER(cuMemAddressFree, CU_NOT_FOUND, (ptr, size));
-    CUresult rc = real(ptr, size);
+    CUresult rc = VT_CALL(real(ptr, size));
     vt_leave(errno);
     return rc;
 }
@@ -526,7 +579,7 @@ VT_EXPORT CUresult cuMemAddressFree(CUdeviceptr ptr, size_t size)
 VT_EXPORT CUresult cuArrayCreate_v2(CUarray *pHandle, const CUDA_ARRAY_DESCRIPTOR *pAllocateArray)
 {
     VT_ENTER(cuArrayCreate_v2, CU_NOT_FOUND, (pHandle, pAllocateArray));
-    CUresult rc = real(pHandle, pAllocateArray);
+    CUresult rc = VT_CALL(real(pHandle, pAllocateArray));
     int saved_errno = errno;
     const CUDA_ARRAY_DESCRIPTOR *d = pAllocateArray;
     record_alloc(rc, VT_SERIES_DEVICE, DEVICE_CURRENT, rc ? 0 : (uint64_t)*pHandle,
@@ -540,7 +593,7 @@ VT_EXPORT CUresult cuArray3DCreate_v2(CUarray *pHandle,
                                       const CUDA_ARRAY3D_DESCRIPTOR *pAllocateArray)
 {
     VT_ENTER(cuArray3DCreate_v2, CU_NOT_FOUND, (pHandle, pAllocateArray));
-    CUresult rc = real(pHandle, pAllocateArray);
+    CUresult rc = VT_CALL(real(pHandle, pAllocateArray));
     int saved_errno = errno;
     const CUDA_ARRAY3D_DESCRIPTOR *d = pAllocateArray;
     record_alloc(rc, VT_SERIES_DEVICE, DEVICE_CURRENT, rc ? 0 : (uint64_t)*pHandle,
@@ -556,7 +609,7 @@ VT_EXPORT CUresult cuMipmappedArrayCreate(CUmipmappedArray *pHandle,
                                           unsigned int numMipmapLevels)
 {
     VT_ENTER(cuMipmappedArrayCreate, CU_NOT_FOUND, (pHandle, pMipmappedArrayDesc, numMipmapLevels));
-    CUresult rc = real(pHandle, pMipmappedArrayDesc, numMipmapLevels);
+    CUresult rc = VT_CALL(real(pHandle, pMipmappedArrayDesc, numMipmapLevels));
     int saved_errno = errno;
     uint64_t total = 0;
     if (rc == CUDA_SUCCESS) {
@@ -578,13 +631,14 @@ VT_EXPORT CUresult cuMipmappedArrayCreate(CUmipmappedArray *pHandle,
 /* Arrays are keyed by their handle. */
 static void free_array_begin(const void *handle, vt_api_t api, vt_free_t *f)
 {
+    vt_record_begin();
     vt_track_free_begin_at(VT_MASK(VT_SERIES_DEVICE), (uint64_t)handle, api, f);
 }
 
 static void free_array_end(vt_free_t *f, CUresult rc, vt_api_t api)
 {
     int saved_errno = errno;
-    vt_track_free_end(f, rc == CUDA_SUCCESS, api);
+    free_end(f, rc == CUDA_SUCCESS, api);
     vt_leave(saved_errno);
 }
 
@@ -593,7 +647,7 @@ VT_EXPORT CUresult cuArrayDestroy(CUarray hArray)
     VT_ENTER(cuArrayDestroy, CU_NOT_FOUND, (hArray));
     vt_free_t f;
     free_array_begin(hArray, VT_API_cuArrayDestroy, &f);
-    CUresult rc = real(hArray);
+    CUresult rc = VT_CALL_FREE(real(hArray));
     free_array_end(&f, rc, VT_API_cuArrayDestroy);
     return rc;
 }
@@ -603,7 +657,7 @@ VT_EXPORT CUresult cuMipmappedArrayDestroy(CUmipmappedArray hMipmappedArray)
     VT_ENTER(cuMipmappedArrayDestroy, CU_NOT_FOUND, (hMipmappedArray));
     vt_free_t f;
     free_array_begin(hMipmappedArray, VT_API_cuMipmappedArrayDestroy, &f);
-    CUresult rc = real(hMipmappedArray);
+    CUresult rc = VT_CALL_FREE(real(hMipmappedArray));
     free_array_end(&f, rc, VT_API_cuMipmappedArrayDestroy);
     return rc;
 }
@@ -622,7 +676,7 @@ static void record_ipc_open(CUresult rc, CUdeviceptr dptr, vt_api_t api)
 VT_EXPORT CUresult cuIpcOpenMemHandle(CUdeviceptr *pdptr, CUipcMemHandle handle, unsigned int Flags)
 {
     VT_ENTER(cuIpcOpenMemHandle, CU_NOT_FOUND, (pdptr, handle, Flags));
-    CUresult rc = real(pdptr, handle, Flags);
+    CUresult rc = VT_CALL(real(pdptr, handle, Flags));
     int saved_errno = errno;
     record_ipc_open(rc, rc ? 0 : *pdptr, VT_API_cuIpcOpenMemHandle);
     vt_leave(saved_errno);
@@ -633,7 +687,7 @@ VT_EXPORT CUresult cuIpcOpenMemHandle_v2(CUdeviceptr *pdptr, CUipcMemHandle hand
                                          unsigned int Flags)
 {
     VT_ENTER(cuIpcOpenMemHandle_v2, CU_NOT_FOUND, (pdptr, handle, Flags));
-    CUresult rc = real(pdptr, handle, Flags);
+    CUresult rc = VT_CALL(real(pdptr, handle, Flags));
     int saved_errno = errno;
     record_ipc_open(rc, rc ? 0 : *pdptr, VT_API_cuIpcOpenMemHandle_v2);
     vt_leave(saved_errno);
@@ -644,10 +698,11 @@ VT_EXPORT CUresult cuIpcCloseMemHandle(CUdeviceptr dptr)
 {
     VT_ENTER(cuIpcCloseMemHandle, CU_NOT_FOUND, (dptr));
     vt_free_t f;
+    vt_record_begin();
     vt_track_free_begin_at(VT_MASK(VT_SERIES_IMPORTED), dptr, VT_API_cuIpcCloseMemHandle, &f);
-    CUresult rc = real(dptr);
+    CUresult rc = VT_CALL_FREE(real(dptr));
     int saved_errno = errno;
-    vt_track_free_end(&f, rc == CUDA_SUCCESS, VT_API_cuIpcCloseMemHandle);
+    free_end(&f, rc == CUDA_SUCCESS, VT_API_cuIpcCloseMemHandle);
     vt_leave(saved_errno);
     return rc;
 }
@@ -669,7 +724,7 @@ static void sample_graph_memory(int device, vt_api_t api)
 VT_EXPORT CUresult cuGraphLaunch(CUgraphExec hGraphExec, CUstream hStream)
 {
     VT_ENTER(cuGraphLaunch, CU_NOT_FOUND, (hGraphExec, hStream));
-    CUresult rc = real(hGraphExec, hStream);
+    CUresult rc = VT_CALL(real(hGraphExec, hStream));
     int saved_errno = errno;
     sample_graph_memory(vt_current_device(), VT_API_cuGraphLaunch);
     vt_leave(saved_errno);
@@ -679,7 +734,7 @@ VT_EXPORT CUresult cuGraphLaunch(CUgraphExec hGraphExec, CUstream hStream)
 VT_EXPORT CUresult cuGraphLaunch_ptsz(CUgraphExec hGraphExec, CUstream hStream)
 {
     VT_ENTER(cuGraphLaunch_ptsz, CU_NOT_FOUND, (hGraphExec, hStream));
-    CUresult rc = real(hGraphExec, hStream);
+    CUresult rc = VT_CALL(real(hGraphExec, hStream));
     int saved_errno = errno;
     sample_graph_memory(vt_current_device(), VT_API_cuGraphLaunch_ptsz);
     vt_leave(saved_errno);
@@ -689,7 +744,7 @@ VT_EXPORT CUresult cuGraphLaunch_ptsz(CUgraphExec hGraphExec, CUstream hStream)
 VT_EXPORT CUresult cuGraphExecDestroy(CUgraphExec hGraphExec)
 {
     VT_ENTER(cuGraphExecDestroy, CU_NOT_FOUND, (hGraphExec));
-    CUresult rc = real(hGraphExec);
+    CUresult rc = VT_CALL(real(hGraphExec));
     int saved_errno = errno;
     sample_graph_memory(vt_current_device(), VT_API_cuGraphExecDestroy);
     vt_leave(saved_errno);
@@ -699,7 +754,7 @@ VT_EXPORT CUresult cuGraphExecDestroy(CUgraphExec hGraphExec)
 VT_EXPORT CUresult cuDeviceGraphMemTrim(CUdevice device)
 {
     VT_ENTER(cuDeviceGraphMemTrim, CU_NOT_FOUND, (device));
-    CUresult rc = real(device);
+    CUresult rc = VT_CALL(real(device));
     int saved_errno = errno;
     sample_graph_memory(device, VT_API_cuDeviceGraphMemTrim);
     vt_leave(saved_errno);
@@ -711,7 +766,7 @@ VT_EXPORT CUresult cuDeviceGraphMemTrim(CUdevice device)
 VT_EXPORT CUresult cuDevicePrimaryCtxReset_v2(CUdevice dev)
 {
     VT_ENTER(cuDevicePrimaryCtxReset_v2, CU_NOT_FOUND, (dev));
-    CUresult rc = real(dev);
+    CUresult rc = VT_CALL(real(dev));
     int saved_errno = errno;
     if (rc == CUDA_SUCCESS)
         vt_track_drop_device(dev, VT_API_cuDevicePrimaryCtxReset_v2);
@@ -723,7 +778,7 @@ VT_EXPORT CUresult cuDevicePrimaryCtxReset_v2(CUdevice dev)
 VT_EXPORT CUresult cuDevicePrimaryCtxRelease_v2(CUdevice dev)
 {
     VT_ENTER(cuDevicePrimaryCtxRelease_v2, CU_NOT_FOUND, (dev));
-    CUresult rc = real(dev);
+    CUresult rc = VT_CALL(real(dev));
     int saved_errno = errno;
     __typeof__(&cuDevicePrimaryCtxGetState) state = VT_REAL(cuDevicePrimaryCtxGetState);
     unsigned int flags = 0;
@@ -743,7 +798,7 @@ VT_EXPORT CUresult cuDevicePrimaryCtxRelease_v2(CUdevice dev)
 VT_EXPORT cudaError_t cudaMalloc(void **devPtr, size_t size)
 {
     VT_ENTER(cudaMalloc, RT_NOT_FOUND, (devPtr, size));
-    cudaError_t rc = real(devPtr, size);
+    cudaError_t rc = VT_CALL(real(devPtr, size));
     int saved_errno = errno;
     record_alloc(rc, VT_SERIES_DEVICE, DEVICE_CURRENT, rc ? 0 : (uint64_t)*devPtr, size,
                  VT_API_cudaMalloc);
@@ -754,7 +809,7 @@ VT_EXPORT cudaError_t cudaMalloc(void **devPtr, size_t size)
 VT_EXPORT cudaError_t cudaMallocPitch(void **devPtr, size_t *pitch, size_t width, size_t height)
 {
     VT_ENTER(cudaMallocPitch, RT_NOT_FOUND, (devPtr, pitch, width, height));
-    cudaError_t rc = real(devPtr, pitch, width, height);
+    cudaError_t rc = VT_CALL(real(devPtr, pitch, width, height));
     int saved_errno = errno;
     record_alloc(rc, VT_SERIES_DEVICE, DEVICE_CURRENT, rc ? 0 : (uint64_t)*devPtr,
                  rc ? 0 : (uint64_t)*pitch * height, VT_API_cudaMallocPitch);
@@ -765,7 +820,7 @@ VT_EXPORT cudaError_t cudaMallocPitch(void **devPtr, size_t *pitch, size_t width
 VT_EXPORT cudaError_t cudaMalloc3D(struct cudaPitchedPtr *pitchedDevPtr, struct cudaExtent extent)
 {
     VT_ENTER(cudaMalloc3D, RT_NOT_FOUND, (pitchedDevPtr, extent));
-    cudaError_t rc = real(pitchedDevPtr, extent);
+    cudaError_t rc = VT_CALL(real(pitchedDevPtr, extent));
     int saved_errno = errno;
     uint64_t rows =
         (uint64_t)(extent.height ? extent.height : 1) * (extent.depth ? extent.depth : 1);
@@ -779,7 +834,7 @@ VT_EXPORT cudaError_t cudaMallocArray(cudaArray_t *array, const struct cudaChann
                                       size_t width, size_t height, unsigned int flags)
 {
     VT_ENTER(cudaMallocArray, RT_NOT_FOUND, (array, desc, width, height, flags));
-    cudaError_t rc = real(array, desc, width, height, flags);
+    cudaError_t rc = VT_CALL(real(array, desc, width, height, flags));
     int saved_errno = errno;
     uint64_t elem_bits = rc ? 0 : (uint64_t)(desc->x + desc->y + desc->z + desc->w);
     record_alloc(rc, VT_SERIES_DEVICE, DEVICE_CURRENT, rc ? 0 : (uint64_t)*array,
@@ -791,7 +846,7 @@ VT_EXPORT cudaError_t cudaMallocArray(cudaArray_t *array, const struct cudaChann
 VT_EXPORT cudaError_t cudaMallocManaged(void **devPtr, size_t size, unsigned int flags)
 {
     VT_ENTER(cudaMallocManaged, RT_NOT_FOUND, (devPtr, size, flags));
-    cudaError_t rc = real(devPtr, size, flags);
+    cudaError_t rc = VT_CALL(real(devPtr, size, flags));
     int saved_errno = errno;
     record_alloc(rc, VT_SERIES_MANAGED, DEVICE_CURRENT, rc ? 0 : (uint64_t)*devPtr, size,
                  VT_API_cudaMallocManaged);
@@ -802,7 +857,7 @@ VT_EXPORT cudaError_t cudaMallocManaged(void **devPtr, size_t size, unsigned int
 VT_EXPORT cudaError_t cudaMallocHost(void **ptr, size_t size)
 {
     VT_ENTER(cudaMallocHost, RT_NOT_FOUND, (ptr, size));
-    cudaError_t rc = real(ptr, size);
+    cudaError_t rc = VT_CALL(real(ptr, size));
     int saved_errno = errno;
     record_alloc(rc, VT_SERIES_PINNED, DEVICE_HOST, rc ? 0 : (uint64_t)*ptr, size,
                  VT_API_cudaMallocHost);
@@ -813,7 +868,7 @@ VT_EXPORT cudaError_t cudaMallocHost(void **ptr, size_t size)
 VT_EXPORT cudaError_t cudaHostAlloc(void **pHost, size_t size, unsigned int flags)
 {
     VT_ENTER(cudaHostAlloc, RT_NOT_FOUND, (pHost, size, flags));
-    cudaError_t rc = real(pHost, size, flags);
+    cudaError_t rc = VT_CALL(real(pHost, size, flags));
     int saved_errno = errno;
     record_alloc(rc, VT_SERIES_PINNED, DEVICE_HOST, rc ? 0 : (uint64_t)*pHost, size,
                  VT_API_cudaHostAlloc);
@@ -824,7 +879,7 @@ VT_EXPORT cudaError_t cudaHostAlloc(void **pHost, size_t size, unsigned int flag
 VT_EXPORT cudaError_t cudaHostRegister(void *ptr, size_t size, unsigned int flags)
 {
     VT_ENTER(cudaHostRegister, RT_NOT_FOUND, (ptr, size, flags));
-    cudaError_t rc = real(ptr, size, flags);
+    cudaError_t rc = VT_CALL(real(ptr, size, flags));
     int saved_errno = errno;
     record_alloc(rc, VT_SERIES_PINNED, DEVICE_HOST, (uint64_t)ptr, size, VT_API_cudaHostRegister);
     vt_leave(saved_errno);
@@ -834,7 +889,7 @@ VT_EXPORT cudaError_t cudaHostRegister(void *ptr, size_t size, unsigned int flag
 static cudaError_t rt_alloc_async(__typeof__(&cudaMallocAsync) real, void **devPtr, size_t size,
                                   cudaStream_t hStream, vt_api_t api)
 {
-    cudaError_t rc = real(devPtr, size, hStream);
+    cudaError_t rc = VT_CALL(real(devPtr, size, hStream));
     int saved_errno = errno;
     record_alloc(rc, VT_SERIES_DEVICE, DEVICE_OF_POINTER, rc ? 0 : (uint64_t)*devPtr, size, api);
     vt_leave(saved_errno);
@@ -845,7 +900,7 @@ static cudaError_t rt_alloc_from_pool(__typeof__(&cudaMallocFromPoolAsync) real,
                                       size_t size, cudaMemPool_t memPool, cudaStream_t stream,
                                       vt_api_t api)
 {
-    cudaError_t rc = real(ptr, size, memPool, stream);
+    cudaError_t rc = VT_CALL(real(ptr, size, memPool, stream));
     int saved_errno = errno;
     record_alloc(rc, VT_SERIES_DEVICE, DEVICE_OF_POINTER, rc ? 0 : (uint64_t)*ptr, size, api);
     vt_leave(saved_errno);
@@ -883,6 +938,7 @@ VT_EXPORT cudaError_t cudaMallocFromPoolAsync_ptsz(void **ptr, size_t size, cuda
  * cudaFree, cudaFreeHost and cudaFreeArray: nothing is recorded for it but an error. */
 static void rt_free_begin(unsigned series_mask, const void *p, vt_api_t api, vt_free_t *f)
 {
+    vt_record_begin();
     f->found = false;
     f->recorded = false;
     if (p)
@@ -891,10 +947,12 @@ static void rt_free_begin(unsigned series_mask, const void *p, vt_api_t api, vt_
 
 static void rt_free_end(vt_free_t *f, const void *p, cudaError_t rc, vt_api_t api)
 {
-    if (p)
-        vt_track_free_end(f, RT_OK(rc), api);
-    else if (!RT_OK(rc))
+    if (p) {
+        free_end(f, RT_OK(rc), api);
+    } else if (!RT_OK(rc)) {
+        vt_record_begin();
         vt_track_failed(api);
+    }
 }
 
 VT_EXPORT cudaError_t cudaFree(void *devPtr)
@@ -902,7 +960,7 @@ VT_EXPORT cudaError_t cudaFree(void *devPtr)
     VT_ENTER(cudaFree, RT_NOT_FOUND, (devPtr));
     vt_free_t f;
     rt_free_begin(DEVICE_SERIES, devPtr, VT_API_cudaFree, &f);
-    cudaError_t rc = real(devPtr);
+    cudaError_t rc = VT_CALL_FREE(real(devPtr));
     int saved_errno = errno;
     rt_free_end(&f, devPtr, rc, VT_API_cudaFree);
     vt_leave(saved_errno);
@@ -914,7 +972,7 @@ VT_EXPORT cudaError_t cudaFreeArray(cudaArray_t array)
     VT_ENTER(cudaFreeArray, RT_NOT_FOUND, (array));
     vt_free_t f;
     rt_free_begin(VT_MASK(VT_SERIES_DEVICE), array, VT_API_cudaFreeArray, &f);
-    cudaError_t rc = real(array);
+    cudaError_t rc = VT_CALL_FREE(real(array));
     int saved_errno = errno;
     rt_free_end(&f, array, rc, VT_API_cudaFreeArray);
     vt_leave(saved_errno);
@@ -926,7 +984,7 @@ VT_EXPORT cudaError_t cudaFreeHost(void *ptr)
     VT_ENTER(cudaFreeHost, RT_NOT_FOUND, (ptr));
     vt_free_t f;
     rt_free_begin(PINNED_SERIES, ptr, VT_API_cudaFreeHost, &f);
-    cudaError_t rc = real(ptr);
+    cudaError_t rc = VT_CALL_FREE(real(ptr));
     int saved_errno = errno;
     rt_free_end(&f, ptr, rc, VT_API_cudaFreeHost);
     vt_leave(saved_errno);
@@ -938,7 +996,7 @@ VT_EXPORT cudaError_t cudaHostUnregister(void *ptr)
     VT_ENTER(cudaHostUnregister, RT_NOT_FOUND, (ptr));
     vt_free_t f;
     rt_free_begin(PINNED_SERIES, ptr, VT_API_cudaHostUnregister, &f);
-    cudaError_t rc = real(ptr);
+    cudaError_t rc = VT_CALL_FREE(real(ptr));
     int saved_errno = errno;
     rt_free_end(&f, ptr, rc, VT_API_cudaHostUnregister);
     vt_leave(saved_errno);
@@ -950,7 +1008,7 @@ VT_EXPORT cudaError_t cudaFreeAsync(void *devPtr, cudaStream_t hStream)
     VT_ENTER(cudaFreeAsync, RT_NOT_FOUND, (devPtr, hStream));
     vt_free_t f;
     rt_free_begin(DEVICE_SERIES, devPtr, VT_API_cudaFreeAsync, &f);
-    cudaError_t rc = real(devPtr, hStream);
+    cudaError_t rc = VT_CALL_FREE(real(devPtr, hStream));
     int saved_errno = errno;
     rt_free_end(&f, devPtr, rc, VT_API_cudaFreeAsync);
     vt_leave(saved_errno);
@@ -962,7 +1020,7 @@ VT_EXPORT cudaError_t cudaFreeAsync_ptsz(void *devPtr, cudaStream_t hStream)
     VT_ENTER(cudaFreeAsync_ptsz, RT_NOT_FOUND, (devPtr, hStream));
     vt_free_t f;
     rt_free_begin(DEVICE_SERIES, devPtr, VT_API_cudaFreeAsync_ptsz, &f);
-    cudaError_t rc = real(devPtr, hStream);
+    cudaError_t rc = VT_CALL_FREE(real(devPtr, hStream));
     int saved_errno = errno;
     rt_free_end(&f, devPtr, rc, VT_API_cudaFreeAsync_ptsz);
     vt_leave(saved_errno);

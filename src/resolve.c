@@ -104,7 +104,18 @@ static bool is_runtime_slot(const slot_t *s)
  * come from the loaded libcuda.so.1 (an allocation that reached a shim means the program has
  * it), else from the next object after us; runtime functions from the next object. Returns
  * NULL when there is none; the shim then returns the "not found" code. */
+static void *resolve(size_t slot_offset, const char *name);
+
 void *vt_resolve_real(size_t slot_offset, const char *name)
+{
+    int cancel_state = 0; /* cancellation points below (dlopen, a warning's write) */
+    pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel_state);
+    void *real = resolve(slot_offset, name);
+    pthread_setcancelstate(cancel_state, &cancel_state);
+    return real;
+}
+
+static void *resolve(size_t slot_offset, const char *name)
 {
     const slot_t *s = NULL;
     for (size_t i = 0; i < N_SLOTS && !s; i++)
@@ -220,7 +231,18 @@ VT_EXPORT void *dlsym(void *handle, const char *name)
  * through untouched. A caller newer than our table may be given a newer ABI we do not know:
  * we substitute only when the driver hands out the same function as for the newest version
  * we know. */
+static void substitute(const char *symbol, void **pfn, int cuda_version, uint64_t flags);
+
+/* Cancellation off: the lookup may log or pin the object (file system calls). */
 void vt_substitute(const char *symbol, void **pfn, int cuda_version, uint64_t flags)
+{
+    int cancel_state = 0;
+    pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel_state);
+    substitute(symbol, pfn, cuda_version, flags);
+    pthread_setcancelstate(cancel_state, &cancel_state);
+}
+
+static void substitute(const char *symbol, void **pfn, int cuda_version, uint64_t flags)
 {
     if (!symbol || !pfn || !*pfn || vt_is_own_address(*pfn))
         return;

@@ -12,16 +12,30 @@
 #include <time.h>
 #include <unistd.h>
 
-/* vt_lock: a futex lock (Drepper, "Futexes Are Tricky", mutex 3): 0 free, 1 held, 2 held with
- * waiters maybe asleep. Uncontended, a round trip is one compare-exchange and one exchange,
- * against ~45 instructions of glibc's pthread_mutex_lock + unlock, and a pair of allocation and
- * free takes it twice (three glibc round trips were ~190 of the ~1 470 instructions a pair
- * added at depth 0: docs/benchmarks.md). Like a default pthread mutex it is not recursive and not fair. Unlike
+/* vt_lock: a futex lock (Drepper, "Futexes Are Tricky", mutex 3) whose word holds its owner:
+ * 0 free, the owner's thread id when held, with LOCK_WAITERS when waiters may be asleep.
+ * Uncontended, a round trip is one compare-exchange and one exchange, against ~45 instructions
+ * of glibc's pthread_mutex_lock + unlock, and a pair of allocation and free takes it twice
+ * (three glibc round trips were ~190 of the ~1 470 instructions a pair added at depth 0:
+ * docs/benchmarks.md). Like a default pthread mutex it is not recursive and not fair. Unlike
  * one, it may be reset in the fork child (vt_track_after_fork_child) without undefined
- * behaviour, and it is AS-safe. ThreadSanitizer sees the acquire and release of the atomics. */
+ * behaviour, it is AS-safe, and a thread can tell that it holds it: a signal handler that forks
+ * while its thread holds the lock must not wait for it (vt_track_fork_prepare).
+ * ThreadSanitizer sees the acquire and release of the atomics. */
+#define LOCK_WAITERS (1 << 30) /* thread ids are below 2^22 (PID_MAX_LIMIT) */
 static atomic_int vt_lock_word;
 
-static void lock_slow(int c)
+/* This thread's id, cached (reset in the fork child, whose thread has a new one). */
+static __thread uint32_t tls_tid __attribute__((tls_model("initial-exec")));
+
+static inline uint32_t current_tid(void)
+{
+    if (VT_UNLIKELY(!tls_tid))
+        tls_tid = (uint32_t)syscall(SYS_gettid);
+    return tls_tid;
+}
+
+static void lock_slow(int self, int c)
 {
     /* A short spin first: the critical sections are a few hundred instructions. */
     for (int spin = 0; spin < 64 && c != 0; spin++) {
@@ -29,32 +43,43 @@ static void lock_slow(int c)
         __builtin_ia32_pause();
 #endif
         c = atomic_load_explicit(&vt_lock_word, memory_order_relaxed);
-        if (c == 0) {
-            if (atomic_compare_exchange_strong_explicit(&vt_lock_word, &c, 1, memory_order_acquire,
-                                                        memory_order_relaxed))
-                return;
-        }
+        if (c == 0 && atomic_compare_exchange_strong_explicit(
+                          &vt_lock_word, &c, self, memory_order_acquire, memory_order_relaxed))
+            return;
     }
-    if (c != 2)
-        c = atomic_exchange_explicit(&vt_lock_word, 2, memory_order_acquire);
-    while (c != 0) {
-        syscall(SYS_futex, &vt_lock_word, FUTEX_WAIT_PRIVATE, 2, NULL, NULL, 0);
-        c = atomic_exchange_explicit(&vt_lock_word, 2, memory_order_acquire);
+    for (;;) {
+        if (c == 0) {
+            /* Taken as contended: others may still sleep, so the release must wake one. */
+            if (atomic_compare_exchange_strong_explicit(&vt_lock_word, &c, self | LOCK_WAITERS,
+                                                        memory_order_acquire, memory_order_relaxed))
+                return;
+            continue;
+        }
+        if (!(c & LOCK_WAITERS)) {
+            int want = c | LOCK_WAITERS;
+            if (!atomic_compare_exchange_strong_explicit(
+                    &vt_lock_word, &c, want, memory_order_relaxed, memory_order_relaxed))
+                continue;
+            c = want;
+        }
+        syscall(SYS_futex, &vt_lock_word, FUTEX_WAIT_PRIVATE, c, NULL, NULL, 0);
+        c = atomic_load_explicit(&vt_lock_word, memory_order_relaxed);
     }
 }
 
 static inline void vt_lock_take(void)
 {
-    int c = 0;
+    int self = (int)current_tid(), c = 0;
     if (VT_LIKELY(atomic_compare_exchange_strong_explicit(
-            &vt_lock_word, &c, 1, memory_order_acquire, memory_order_relaxed)))
+            &vt_lock_word, &c, self, memory_order_acquire, memory_order_relaxed)))
         return;
-    lock_slow(c);
+    lock_slow(self, c);
 }
 
 static inline void vt_lock_give(void)
 {
-    if (VT_UNLIKELY(atomic_exchange_explicit(&vt_lock_word, 0, memory_order_release) == 2))
+    if (VT_UNLIKELY(atomic_exchange_explicit(&vt_lock_word, 0, memory_order_release) &
+                    LOCK_WAITERS))
         syscall(SYS_futex, &vt_lock_word, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
 }
 
@@ -72,14 +97,6 @@ uint64_t vt_now_ns(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-static uint32_t current_tid(void)
-{
-    static __thread uint32_t tid __attribute__((tls_model("initial-exec")));
-    if (!tid)
-        tid = (uint32_t)syscall(SYS_gettid);
-    return tid;
 }
 
 static int clamp_device(int device)
@@ -582,15 +599,51 @@ void vt_track_unlock(void)
     vt_lock_give();
 }
 
+/* Set by vt_track_fork_prepare when this thread held vt_lock as it forked: a signal handler
+ * interrupted vramtrace's own work inside the lock and called fork. */
+static __thread bool tls_forked_inside __attribute__((tls_model("initial-exec")));
+
+/* The fork handlers (init.c): the lock is taken across fork, so the child never inherits it
+ * mid-update, except when this very thread holds it already. Waiting then would never end;
+ * the child of such a fork goes on inside the interrupted work when the handler returns, so
+ * it keeps every structure as it is (vt_track_after_fork_child). */
+void vt_track_fork_prepare(void)
+{
+    int owner = atomic_load_explicit(&vt_lock_word, memory_order_relaxed) & ~LOCK_WAITERS;
+    if (owner == (int)current_tid()) {
+        tls_forked_inside = true;
+        return;
+    }
+    vt_lock_take();
+}
+
+void vt_track_fork_parent(void)
+{
+    if (tls_forked_inside)
+        tls_forked_inside = false;
+    else
+        vt_lock_give();
+}
+
 /* The fork child (single-threaded): the lock is held by our prepare handler, in this very
  * thread, and the inherited live set is the parent's memory, not the child's (hook rule 11).
  * The lock word is simply set free (with a release store, so ThreadSanitizer sees an unlock):
- * the parent's threads that waited on it do not exist here. */
-void vt_track_after_fork_child(void)
+ * the parent's threads that waited on it do not exist here. Returns false for the child of a
+ * fork made inside the lock (vt_track_fork_prepare): the interrupted work goes on and gives the
+ * lock back, nothing is forgotten, the writer's chunk is made the child's own copy, and the
+ * child records nothing (the caller turns it OFF). */
+bool vt_track_after_fork_child(void)
 {
+    tls_tid = 0;
+    if (tls_forked_inside) {
+        tls_forked_inside = false;
+        vt_writer_after_fork_inside();
+        return false;
+    }
     atomic_store_explicit(&vt_lock_word, 0, memory_order_release);
     forget_all();
     vt_writer_after_fork_child();
+    return true;
 }
 
 /* ---- the exit summary ----------------------------------------------------------------------- */
@@ -633,6 +686,7 @@ void vt_track_summary(void)
     vt_lock_take();
     __builtin_memcpy(snap, stats, sizeof snap);
     t = totals;
+    t.n_dropped += vt_n_dropped_nested(); /* calls a signal handler made inside vramtrace */
     if (vt_writer_capped()) {
         for (int series = 0; series < VT_SERIES_COUNT; series++)
             for (int d = 0; d < VT_MAX_DEVICES; d++)

@@ -6,6 +6,7 @@
 #define VT_INTERNAL_H
 
 #include <assert.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -81,8 +82,70 @@ int vt_parse_size(const char *s, unsigned long long *out);
 /* ---- init.c ----------------------------------------------------------------------------- */
 typedef enum vt_state_e { VT_STATE_UNINIT, VT_STATE_INITING, VT_STATE_ON, VT_STATE_OFF } vt_state_t;
 
-/* Reentrancy guard for hooks (hook rule 3, docs/design.md); initial-exec so reading it never allocates. */
+/* Reentrancy guard for hooks (hook rule 3, docs/design.md); initial-exec so reading it never
+ * allocates. 0: outside; VT_HOOK_CALLING: inside a shim's real call, where nested calls are the
+ * runtime's own driver calls (forwarded, not counted); VT_HOOK_RECORDING: inside vramtrace's
+ * own work (a shim's recording, an NVTX handler, an annotation, init), where vt_lock may be
+ * held: a nested call can only come from a signal handler, and is forwarded unrecorded and
+ * counted as dropped. */
 extern __thread int vt_in_hook __attribute__((tls_model("initial-exec")));
+#define VT_HOOK_CALLING   1
+#define VT_HOOK_RECORDING 2
+
+/* Calls forwarded unrecorded because a signal handler made them inside vramtrace's own work:
+ * counted (AS-safe) and added to the END record's dropped events. */
+void vt_note_dropped(void);
+unsigned long vt_n_dropped_nested(void);
+static inline void vt_note_nested(void)
+{
+    if (vt_in_hook == VT_HOOK_RECORDING)
+        vt_note_dropped();
+}
+
+/* Cancellation is disabled for vramtrace's own work on a thread (pthread_setcancelstate): its
+ * system calls (the trace's open, libunwind's reads, a warning's write) are cancellation
+ * points, and a cancel acting there would lose the record or leave vt_lock held. The program's
+ * state is kept in vt_cancel_saved (0: not changed; else the state + 1) and given back by
+ * vt_record_end. Only the owner of the guard (vt_in_hook set by it) changes it, so handlers
+ * nested in a signal never see it half-way. */
+extern __thread int vt_cancel_saved __attribute__((tls_model("initial-exec")));
+static inline void vt_record_begin(void)
+{
+    if (!vt_cancel_saved) {
+        int old = 0;
+        pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &old);
+        vt_cancel_saved = old + 1;
+    }
+}
+static inline void vt_record_end(void)
+{
+    int saved = vt_cancel_saved;
+    if (saved) {
+        int unused;
+        vt_cancel_saved = 0;
+        pthread_setcancelstate(saved - 1, &unused);
+    }
+}
+
+/* vt_guard_enter: the start of an annotation or NVTX handler that records. False when this
+ * thread is inside vramtrace already (a signal handler interrupted it): then nothing is
+ * recorded. Otherwise the thread is marked inside and cancellation is off until
+ * vt_guard_leave. */
+static inline bool vt_guard_enter(void)
+{
+    if (vt_in_hook) {
+        vt_note_nested();
+        return false;
+    }
+    vt_in_hook = VT_HOOK_RECORDING;
+    vt_record_begin();
+    return true;
+}
+static inline void vt_guard_leave(void)
+{
+    vt_in_hook = 0;
+    vt_record_end();
+}
 
 /* The state, pause and CUDA-used flags, read inline by every shim (__atomic builtins). */
 extern int vt_state_word;
@@ -284,10 +347,12 @@ void vt_track_totals(vt_totals_t *out);
 bool vt_track_category_stats(int device, int category, vt_series_stats_t *out);
 bool vt_track_peak_by_category(int device, uint64_t out[VT_CAT_COUNT]);
 void vt_track_reset(void);
-void vt_track_lock(void);   /* fork prepare */
-void vt_track_unlock(void); /* fork parent */
-void vt_track_after_fork_child(void);
-void vt_track_summary(void); /* the exit line(s) on stderr */
+void vt_track_lock(void);
+void vt_track_unlock(void);
+void vt_track_fork_prepare(void);
+void vt_track_fork_parent(void);
+bool vt_track_after_fork_child(void); /* false: forked inside vramtrace's work: go OFF */
+void vt_track_summary(void);          /* the exit line(s) on stderr */
 
 /* ---- unwind.c, stacks.c, modules.c: call-sites ------------------------------------------- */
 #define VT_MAX_FRAMES 256 /* VRAMTRACE_DEPTH's upper bound */
@@ -417,6 +482,7 @@ void vt_writer_peak(int series, int device, uint64_t peak_bytes, uint64_t peak_t
 const char *vt_writer_path(void);                /* the trace's path once opened, else NULL */
 const char *vt_writer_path_shown(bool *partial); /* escaped; partial: stopped early */
 void vt_writer_after_fork_child(void);
+void vt_writer_after_fork_inside(void);
 
 /* ---- resolve.c: real functions and the substitution doors ------------------------------------ */
 typedef struct vt_real_s {

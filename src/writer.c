@@ -262,6 +262,10 @@ static void fail(const char *what, int err)
  * past RLIMIT_FSIZE with SIGXFSZ. */
 static bool map_chunk(uint64_t off)
 {
+    if (w.pid != getpid()) { /* a fork child inside the writer: never the parent's file */
+        w.state = W_FAILED;
+        return false;
+    }
     if (!fd_is_trace()) {
         lost_descriptor();
         return false;
@@ -940,4 +944,25 @@ void vt_writer_after_fork_child(void)
     w.last_chunk_off = UINT64_MAX;
     w.generation = generation + 1;
     w.state = W_CLOSED;
+}
+
+/* The child of a fork made by a signal handler that interrupted the writer (vt_lock held): when
+ * the handler returns, the interrupted record is finished in the child too. The chunk it writes
+ * becomes the child's private copy (mremap over the shared mapping), so the parent's file only
+ * ever gets the parent's bytes; map_chunk refuses to go further in another process. */
+void vt_writer_after_fork_inside(void)
+{
+    if (!w.chunk)
+        return;
+    void *copy = mmap(NULL, VT_FORMAT_CHUNK_BYTES, PROT_READ | PROT_WRITE,
+                      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (copy != MAP_FAILED) {
+        memcpy(copy, w.chunk, VT_FORMAT_CHUNK_BYTES);
+        if (mremap(copy, VT_FORMAT_CHUNK_BYTES, VT_FORMAT_CHUNK_BYTES,
+                   MREMAP_MAYMOVE | MREMAP_FIXED, w.chunk) != MAP_FAILED)
+            return;
+        munmap(copy, VT_FORMAT_CHUNK_BYTES);
+    }
+    /* No copy (out of memory): the interrupted record is finished in the shared chunk, with the
+     * very bytes the parent writes there from the same state. */
 }

@@ -10,6 +10,7 @@ trap 'rm -rf "$tmp"' EXIT
 cd "$tmp" || exit 1
 mkdir plain traced
 fail=0
+settings=""
 check() { # check WHAT CONDITION...
     what=$1
     shift
@@ -24,8 +25,10 @@ field() { sed -n "s/.*\"$1\": \([0-9a-z]*\).*/\1/p" report.json | head -n 1; }
 run() {
     dir=$1 preload=$2
     shift 2
+    # shellcheck disable=SC2086 # $settings are words
     (cd "$dir" && env -i PATH="$PATH" LD_LIBRARY_PATH="$sim" VTSIM_DEVICE_MEMORY=4G \
-        LD_PRELOAD="$preload" VRAMTRACE_OUTPUT="$tmp/traced/t.vtr" "$@" >out 2>err)
+        LD_PRELOAD="$preload" VRAMTRACE_OUTPUT="$tmp/traced/t.vtr" $settings \
+        timeout 30 "$@" >out 2>err)
     echo $? >"$dir/status"
 }
 same() { # same: the program's output, status and user.dat are those of the untraced run
@@ -86,6 +89,31 @@ exec)
         check "$f: one allocation ($(cat report.err))" [ "$(field allocs)" = 1 ]
     done
     check "one exit line, the last image's: $(cat traced/err)" [ "$(grep -c "trace '" traced/err)" = 1 ]
+    ;;
+cancel-depth0 | cancel-depth64)
+    settings="VRAMTRACE_DEPTH=${case_#cancel-depth}"
+    run plain "" "$prog" cancel
+    run traced "$lib" "$prog" cancel
+    same
+    check "the thread's allocation returned and the cancel acted after it: $(head -n 1 plain/out)" \
+        grep -qx 'thread: alloc 0, got to the end of the call: yes, cancelled: yes' traced/out
+    check "the fork after it did not block: $(tail -n 1 traced/out)" \
+        grep -qx 'fork: child exit 5' traced/out
+    json traced/t.vtr
+    check "the thread's allocation is recorded: $(field allocs) allocs" [ "$(field allocs)" = 11 ]
+    check "and its free" [ "$(field frees)" = 11 ]
+    ;;
+signal-alloc | signal-mark | signal-nvtx)
+    run plain "" "$prog" "$case_"
+    run traced "$lib" "$prog" "$case_"
+    same
+    check "no hang, no failure in the handler: $(tail -n 1 traced/out)" \
+        grep -qx 'handler ran: yes, failures: 0' traced/out
+    json traced/t.vtr
+    check "the trace reads ($(cat report.err))" [ -s report.json ]
+    check "the program's own pairs recorded: $(field allocs) allocs" [ "$(field allocs)" -ge 3 ]
+    check "the handler's calls inside vramtrace counted as dropped: $(cat report.err)" \
+        grep -q "the library could not record [1-9][0-9]* events" report.err
     ;;
 *)
     echo "harm.sh: unknown case '$case_'" >&2

@@ -10,15 +10,35 @@
  *                        user.dat must be whole
  *   t_harm alloc N       N allocations of 4 KiB, freed
  *   t_harm exec K        one allocation, then exec of itself with K - 1 (same pid) while K > 0
+ *   t_harm cancel        a thread with a deferred cancel pending makes the process's first
+ *                        allocation (no cancellation point of its own), then reaches a
+ *                        cancellation point; the main thread then allocates and forks
+ *   t_harm signal-alloc|signal-mark|signal-nvtx
+ *                        a SIGUSR1 handler that forks and allocates, run synchronously inside
+ *                        vramtrace's own work while it holds its lock: the program defines
+ *                        gethostname, which the writer calls as it opens the trace, and raises
+ *                        the signal there. The trace is opened by the first allocation, by
+ *                        vramtrace_mark (found with dlsym) or by an NVTX push, each after a
+ *                        CUDA call that records nothing (cuMemAddressReserve). The program
+ *                        calls gethostname itself too, so the handler runs untraced as well.
  * Every line printed is the same traced and untraced. */
 #include <dirent.h>
+#include <dlfcn.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "sim_test.h"
+#ifdef VT_TEST_NVTX3
+#    include <nvtx3/nvToolsExt.h>
+#endif
 
 #define USER_BYTES (1 << 20)
 
@@ -92,6 +112,127 @@ static int fd_case(const char *how)
     return 0;
 }
 
+/* ---- cancellation ------------------------------------------------------------------------- */
+
+static atomic_int cancel_step;
+static CUcontext cancel_ctx;
+static CUresult thread_rc = CUDA_ERROR_UNKNOWN;
+static CUdeviceptr thread_ptr;
+
+static void *cancelled_thread(void *arg)
+{
+    (void)arg;
+    pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, NULL);
+    cuCtxSetCurrent(cancel_ctx);
+    atomic_store(&cancel_step, 1);
+    while (atomic_load(&cancel_step) != 2) /* the cancel is sent meanwhile */
+        ;
+    pthread_setcancelstate(PTHREAD_CANCEL_ENABLE, NULL); /* deferred: pending, not acted on */
+    thread_rc = cuMemAlloc_v2(&thread_ptr, 1 << 20);
+    atomic_store(&cancel_step, 3);
+    pthread_testcancel();
+    return NULL;
+}
+
+static int cancel_case(void)
+{
+    cuCtxGetCurrent(&cancel_ctx);
+    pthread_t t;
+    pthread_create(&t, NULL, cancelled_thread, NULL);
+    while (atomic_load(&cancel_step) != 1)
+        ;
+    pthread_cancel(t);
+    atomic_store(&cancel_step, 2);
+    void *result = NULL;
+    pthread_join(t, &result);
+    printf("thread: alloc %d, got to the end of the call: %s, cancelled: %s\n", (int)thread_rc,
+           atomic_load(&cancel_step) == 3 ? "yes" : "no",
+           result == PTHREAD_CANCELED ? "yes" : "no");
+    printf("main: free of the thread's allocation %d, pairs failed %d\n",
+           (int)cuMemFree_v2(thread_ptr), pairs(10, 4096));
+    pid_t child = fork();
+    if (child == 0)
+        _exit(pairs(1, 4096) ? 1 : 5);
+    int status = 0;
+    waitpid(child, &status, 0);
+    printf("fork: child exit %d\n", WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+    return 0;
+}
+
+/* ---- signal handlers inside vramtrace ------------------------------------------------------ */
+
+static atomic_int handler_runs, handler_failures, handler_installed;
+
+/* The writer asks for the host name as it opens the trace, with vt_lock held: the program's own
+ * definition comes first in the lookup order, and raises the signal there. */
+__attribute__((visibility("default"))) int gethostname(char *name, size_t len)
+{
+    if (atomic_load(&handler_installed))
+        raise(SIGUSR1);
+    struct utsname u;
+    if (uname(&u) != 0)
+        return -1;
+    snprintf(name, len, "%s", u.nodename);
+    return 0;
+}
+
+static void on_usr1(int sig)
+{
+    (void)sig;
+    atomic_fetch_add(&handler_runs, 1);
+    pid_t child = fork();
+    if (child == 0)
+        _exit(7);
+    int status = 0;
+    if (child < 0 || waitpid(child, &status, 0) != child || !WIFEXITED(status) ||
+        WEXITSTATUS(status) != 7)
+        atomic_fetch_add(&handler_failures, 1);
+    if (pairs(1, 8192))
+        atomic_fetch_add(&handler_failures, 1);
+#ifdef VT_TEST_NVTX3
+    nvtxRangePushA("in the handler");
+    nvtxRangePop();
+#endif
+}
+
+static int signal_case(const char *how)
+{
+    struct sigaction sa = {.sa_handler = on_usr1, .sa_flags = SA_RESTART};
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGUSR1, &sa, NULL);
+    atomic_store(&handler_installed, 1);
+    CUdeviceptr reserved = 0;
+    if (strcmp(how, "signal-alloc") != 0)
+        printf("reserve: %d\n", (int)cuMemAddressReserve(&reserved, 2 << 20, 0, 0, 0));
+    if (strcmp(how, "signal-mark") == 0) {
+        void (*mark)(const char *) = (void (*)(const char *))dlsym(RTLD_DEFAULT, "vramtrace_mark");
+        if (mark)
+            mark("before the first allocation");
+    } else if (strcmp(how, "signal-nvtx") == 0) {
+#ifdef VT_TEST_NVTX3
+        nvtxRangePushA("phase");
+#endif
+    }
+    printf("pairs failed: %d\n", pairs(3, 4096));
+#ifdef VT_TEST_NVTX3
+    if (strcmp(how, "signal-nvtx") == 0)
+        nvtxRangePop();
+#endif
+    char host[256];
+    gethostname(host, sizeof host);
+    if (reserved)
+        cuMemAddressFree(reserved, 2 << 20);
+    pid_t child = fork();
+    if (child == 0)
+        _exit(pairs(1, 4096) ? 1 : 5);
+    int status = 0;
+    waitpid(child, &status, 0);
+    printf("fork after: child exit %d\n", WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+    printf("handler ran: %s, failures: %d\n", atomic_load(&handler_runs) ? "yes" : "no",
+           atomic_load(&handler_failures));
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2)
@@ -102,6 +243,10 @@ int main(int argc, char **argv)
     const char *c = argv[1];
     if (strncmp(c, "fd-", 3) == 0)
         return fd_case(c);
+    if (strcmp(c, "cancel") == 0)
+        return cancel_case();
+    if (strncmp(c, "signal-", 7) == 0)
+        return signal_case(c);
     if (strcmp(c, "alloc") == 0 && argc > 2) {
         printf("alloc: %d failed\n", pairs(atol(argv[2]), 4096));
         return 0;
