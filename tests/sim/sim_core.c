@@ -19,7 +19,6 @@ int sim_reuse_addresses;
 sim_series_t sim_pinned;
 sim_series_t sim_managed;
 
-static __thread sim_ctx_t *tls_current_ctx;
 static pthread_once_t config_once = PTHREAD_ONCE_INIT;
 
 /* Parses "123", "80G", "512MiB" into bytes; returns 0 on success, -1 on a malformed value. */
@@ -80,7 +79,8 @@ static void config_read(void)
         sim_devices[d].capacity_bytes = capacity;
         sim_devices[d].va.next = SIM_VA_BASE + (CUdeviceptr)d * SIM_VA_PER_DEV;
         sim_devices[d].va.end = sim_devices[d].va.next + SIM_VA_PER_DEV;
-        sim_devices[d].primary.device = d;
+        sim_ctx_init_defaults(&sim_devices[d].primary, d);
+        sim_devices[d].primary.is_primary = 1;
     }
 }
 
@@ -112,16 +112,6 @@ CUresult sim_check_device(CUdevice dev)
         return CUDA_ERROR_NOT_INITIALIZED;
     if (dev < 0 || dev >= sim_n_devices)
         return CUDA_ERROR_INVALID_DEVICE;
-    return CUDA_SUCCESS;
-}
-
-CUresult sim_current_device(int *device)
-{
-    if (!sim_initialized)
-        return CUDA_ERROR_NOT_INITIALIZED;
-    if (!tls_current_ctx || !tls_current_ctx->active)
-        return CUDA_ERROR_INVALID_CONTEXT;
-    *device = tls_current_ctx->device;
     return CUDA_SUCCESS;
 }
 
@@ -181,6 +171,7 @@ sim_alloc_t *sim_alloc_add(CUdeviceptr base, size_t size, size_t charged, sim_ki
     a->charged_bytes = charged;
     a->kind = kind;
     a->device = dev;
+    a->ctx = sim_current_ctx();
     HASH_ADD(hh, sim_allocs, base, sizeof a->base, a);
     sim_series_t *series = kind_series(kind, dev);
     if (series)
@@ -239,13 +230,14 @@ void sim_host_unmap(void *p, size_t bytes)
     munmap(p, bytes);
 }
 
-/* What a context's destruction (last primary release, or reset) does: every allocation made in
- * it is gone, without any free call the program could observe. */
-void sim_device_teardown(int device)
+/* What a context's destruction does: every allocation made in it is gone, without any free call
+ * the program could observe. A primary context also takes the device's pools and graph memory
+ * with it. sim_lock held. */
+void sim_ctx_teardown(sim_ctx_t *ctx)
 {
     sim_alloc_t *a, *tmp;
     HASH_ITER(hh, sim_allocs, a, tmp) {
-        if (a->device != device)
+        if (a->ctx != ctx)
             continue;
         if (a->kind == SIM_KIND_DEVICE || a->kind == SIM_KIND_ASYNC || a->kind == SIM_KIND_GRAPH ||
             a->kind == SIM_KIND_IPC || a->kind == SIM_KIND_MANAGED) {
@@ -256,6 +248,11 @@ void sim_device_teardown(int device)
             sim_alloc_remove(a);
         }
     }
+    sim_array_teardown(ctx);
+    sim_module_teardown(ctx);
+    if (!ctx->is_primary)
+        return;
+    int device = ctx->device;
     for (sim_pool_t *p = sim_pools; p; p = p->next)
         if (p->device == device)
             sim_pool_release(p, 0);
@@ -342,228 +339,4 @@ SIM_EXPORT CUresult cuGetErrorString(CUresult error, const char **pStr)
 SIM_EXPORT CUresult cuGetErrorName(CUresult error, const char **pStr)
 {
     return error_lookup(error, pStr, 1);
-}
-
-/* ---- devices ----------------------------------------------------------------------------- */
-
-SIM_EXPORT CUresult cuDeviceGet(CUdevice *device, int ordinal)
-{
-    if (!sim_initialized)
-        return CUDA_ERROR_NOT_INITIALIZED;
-    if (!device)
-        return CUDA_ERROR_INVALID_VALUE;
-    if (ordinal < 0 || ordinal >= sim_n_devices)
-        return CUDA_ERROR_INVALID_DEVICE;
-    *device = ordinal;
-    return CUDA_SUCCESS;
-}
-
-SIM_EXPORT CUresult cuDeviceGetCount(int *count)
-{
-    if (!sim_initialized)
-        return CUDA_ERROR_NOT_INITIALIZED;
-    if (!count)
-        return CUDA_ERROR_INVALID_VALUE;
-    *count = sim_n_devices;
-    return CUDA_SUCCESS;
-}
-
-SIM_EXPORT CUresult cuDeviceGetName(char *name, int len, CUdevice dev)
-{
-    CUresult rc = sim_check_device(dev);
-    if (rc != CUDA_SUCCESS)
-        return rc;
-    if (!name || len <= 0)
-        return CUDA_ERROR_INVALID_VALUE;
-    static const char sim_name[] = "vramtrace simulated GPU";
-    size_t n = (size_t)len - 1 < sizeof sim_name - 1 ? (size_t)len - 1 : sizeof sim_name - 1;
-    memcpy(name, sim_name, n);
-    name[n] = '\0';
-    return CUDA_SUCCESS;
-}
-
-SIM_EXPORT CUresult cuDeviceTotalMem_v2(size_t *bytes, CUdevice dev)
-{
-    CUresult rc = sim_check_device(dev);
-    if (rc != CUDA_SUCCESS)
-        return rc;
-    if (!bytes)
-        return CUDA_ERROR_INVALID_VALUE;
-    *bytes = sim_devices[dev].capacity_bytes;
-    return CUDA_SUCCESS;
-}
-
-SIM_EXPORT CUresult cuDeviceGetAttribute(int *pi, CUdevice_attribute attrib, CUdevice dev)
-{
-    CUresult rc = sim_check_device(dev);
-    if (rc != CUDA_SUCCESS)
-        return rc;
-    if (!pi)
-        return CUDA_ERROR_INVALID_VALUE;
-    switch (attrib) { /* an H100-like device */
-    case CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK:
-        *pi = 1024;
-        break;
-    case CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK:
-        *pi = 49152;
-        break;
-    case CU_DEVICE_ATTRIBUTE_TOTAL_CONSTANT_MEMORY:
-        *pi = 65536;
-        break;
-    case CU_DEVICE_ATTRIBUTE_WARP_SIZE:
-        *pi = 32;
-        break;
-    case CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT:
-        *pi = 132;
-        break;
-    case CU_DEVICE_ATTRIBUTE_INTEGRATED:
-        *pi = 0;
-        break;
-    case CU_DEVICE_ATTRIBUTE_CAN_MAP_HOST_MEMORY:
-        *pi = 1;
-        break;
-    case CU_DEVICE_ATTRIBUTE_PCI_BUS_ID:
-        *pi = dev + 1;
-        break;
-    case CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH:
-        *pi = 5120;
-        break;
-    case CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING:
-        *pi = 1;
-        break;
-    case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR:
-        *pi = 9;
-        break;
-    case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR:
-        *pi = 0;
-        break;
-    case CU_DEVICE_ATTRIBUTE_MANAGED_MEMORY:
-        *pi = 1;
-        break;
-    case CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS:
-        *pi = 1;
-        break;
-    case CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED:
-        *pi = 1;
-        break;
-    case CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED:
-        *pi = 1;
-        break;
-    default:
-        return CUDA_ERROR_INVALID_VALUE;
-    }
-    return CUDA_SUCCESS;
-}
-
-/* ---- contexts: one primary context per device, current per thread ------------------------- */
-
-SIM_EXPORT CUresult cuDevicePrimaryCtxRetain(CUcontext *pctx, CUdevice dev)
-{
-    CUresult rc = sim_check_device(dev);
-    if (rc != CUDA_SUCCESS)
-        return rc;
-    if (!pctx)
-        return CUDA_ERROR_INVALID_VALUE;
-    SIM_LOCK();
-    sim_ctx_t *c = &sim_devices[dev].primary;
-    c->refcount++;
-    c->active = 1;
-    SIM_UNLOCK();
-    *pctx = (CUcontext)c;
-    return CUDA_SUCCESS;
-}
-
-SIM_EXPORT CUresult cuDevicePrimaryCtxRelease_v2(CUdevice dev)
-{
-    CUresult rc = sim_check_device(dev);
-    if (rc != CUDA_SUCCESS)
-        return rc;
-    SIM_LOCK();
-    sim_ctx_t *c = &sim_devices[dev].primary;
-    if (c->refcount == 0) {
-        rc = CUDA_ERROR_INVALID_CONTEXT;
-    } else if (--c->refcount == 0) {
-        c->active = 0;
-        sim_device_teardown(dev);
-    }
-    SIM_UNLOCK();
-    return rc;
-}
-
-SIM_EXPORT CUresult cuDevicePrimaryCtxReset_v2(CUdevice dev)
-{
-    CUresult rc = sim_check_device(dev);
-    if (rc != CUDA_SUCCESS)
-        return rc;
-    SIM_LOCK();
-    sim_device_teardown(dev);
-    sim_devices[dev].primary.active = 0;
-    sim_devices[dev].primary.refcount = 0;
-    SIM_UNLOCK();
-    return CUDA_SUCCESS;
-}
-
-SIM_EXPORT CUresult cuDevicePrimaryCtxGetState(CUdevice dev, unsigned int *flags, int *active)
-{
-    CUresult rc = sim_check_device(dev);
-    if (rc != CUDA_SUCCESS)
-        return rc;
-    if (!flags || !active)
-        return CUDA_ERROR_INVALID_VALUE;
-    SIM_LOCK();
-    *flags = sim_devices[dev].primary.flags;
-    *active = sim_devices[dev].primary.active;
-    SIM_UNLOCK();
-    return CUDA_SUCCESS;
-}
-
-SIM_EXPORT CUresult cuCtxGetCurrent(CUcontext *pctx)
-{
-    if (!sim_initialized)
-        return CUDA_ERROR_NOT_INITIALIZED;
-    if (!pctx)
-        return CUDA_ERROR_INVALID_VALUE;
-    *pctx = (CUcontext)tls_current_ctx;
-    return CUDA_SUCCESS;
-}
-
-SIM_EXPORT CUresult cuCtxSetCurrent(CUcontext ctx)
-{
-    if (!sim_initialized)
-        return CUDA_ERROR_NOT_INITIALIZED;
-    sim_ctx_t *c = (sim_ctx_t *)ctx;
-    if (c) {
-        int known = 0;
-        for (int d = 0; d < sim_n_devices; d++)
-            known |= c == &sim_devices[d].primary;
-        if (!known)
-            return CUDA_ERROR_INVALID_CONTEXT;
-    }
-    tls_current_ctx = c;
-    return CUDA_SUCCESS;
-}
-
-SIM_EXPORT CUresult cuCtxGetDevice(CUdevice *device)
-{
-    int dev;
-    CUresult rc = sim_current_device(&dev);
-    if (rc != CUDA_SUCCESS)
-        return rc;
-    if (!device)
-        return CUDA_ERROR_INVALID_VALUE;
-    *device = dev;
-    return CUDA_SUCCESS;
-}
-
-SIM_EXPORT CUresult cuCtxSynchronize(void)
-{
-    int dev;
-    CUresult rc = sim_current_device(&dev);
-    if (rc != CUDA_SUCCESS)
-        return rc;
-    sim_hostfn_wait(sim_hostfn_issued());
-    SIM_LOCK();
-    sim_pool_sync_device(dev);
-    SIM_UNLOCK();
-    return CUDA_SUCCESS;
 }

@@ -4,11 +4,13 @@
  * cuEventQuery, cuEventSynchronize and a timing answer. cuStreamWaitEvent has nothing to order,
  * since host functions already run one at a time in the order issued. */
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 #include "sim_internal.h"
 
 typedef struct sim_event_s {
     int device;
+    sim_capture_t *capture; /* recorded in this capture: a stream waiting on it joins */
     unsigned int flags;
     int recorded;
     uint64_t hostfn;    /* the host function it waits for, 0 for none */
@@ -78,6 +80,22 @@ SIM_EXPORT CUresult cuEventDestroy_v2(CUevent hEvent)
     return rc;
 }
 
+int sim_event_valid(CUevent e)
+{
+    return event_lookup(e) != NULL;
+}
+
+void sim_event_record_locked(CUevent hEvent, CUstream hStream)
+{
+    sim_event_t *ev = event_lookup(hEvent);
+    if (!ev)
+        return;
+    ev->recorded = 1;
+    ev->capture = NULL;
+    ev->hostfn = sim_stream_last_hostfn(hStream);
+    ev->record_ns = now_ns();
+}
+
 SIM_EXPORT CUresult cuEventRecord(CUevent hEvent, CUstream hStream)
 {
     int dev;
@@ -86,12 +104,20 @@ SIM_EXPORT CUresult cuEventRecord(CUevent hEvent, CUstream hStream)
         return rc;
     SIM_LOCK();
     sim_event_t *ev = event_lookup(hEvent);
+    int invalid;
+    sim_capture_t *capture = ev ? sim_capture_active(hStream, &invalid) : NULL;
     if (!ev || !sim_valid_stream(hStream, NULL)) {
         rc = CUDA_ERROR_INVALID_HANDLE;
+    } else if (capture) {
+        sim_node_t node;
+        memset(&node, 0, sizeof node);
+        node.type = CU_GRAPH_NODE_TYPE_EVENT_RECORD;
+        node.event = hEvent;
+        ev->capture = capture;
+        if (!invalid)
+            rc = sim_capture_add(capture, &node, NULL);
     } else {
-        ev->recorded = 1;
-        ev->hostfn = sim_stream_last_hostfn(hStream);
-        ev->record_ns = now_ns();
+        sim_event_record_locked(hEvent, hStream);
     }
     SIM_UNLOCK();
     return rc;
@@ -150,10 +176,13 @@ SIM_EXPORT CUresult cuStreamWaitEvent(CUstream hStream, CUevent hEvent, unsigned
     if (rc != CUDA_SUCCESS)
         return rc;
     SIM_LOCK();
-    if (!sim_valid_stream(hStream, NULL) || !event_lookup(hEvent))
+    sim_event_t *ev = event_lookup(hEvent);
+    if (!sim_valid_stream(hStream, NULL) || !ev)
         rc = CUDA_ERROR_INVALID_HANDLE;
     else if (Flags & ~1u) /* CU_EVENT_WAIT_DEFAULT or CU_EVENT_WAIT_EXTERNAL */
         rc = CUDA_ERROR_INVALID_VALUE;
+    else if (ev->capture) /* fork: the waiting stream joins the capture */
+        sim_capture_join(hStream, ev->capture);
     SIM_UNLOCK();
     return rc;
 }

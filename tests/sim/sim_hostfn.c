@@ -9,6 +9,7 @@
  * forbids that, but a tracer must survive programs that do). */
 #include <pthread.h>
 #include <stdlib.h>
+#include <string.h>
 #include "sim_internal.h"
 
 typedef struct hostfn_item_s {
@@ -138,8 +139,21 @@ static CUresult hostfn_issue(CUstream hStream, CUhostFn fn, CUstreamCallback cb,
     if (!fn && !cb)
         return CUDA_ERROR_INVALID_VALUE;
     SIM_LOCK();
+    int invalid;
+    sim_capture_t *capture = sim_capture_active(hStream, &invalid);
     if (!sim_valid_stream(hStream, NULL)) {
         rc = CUDA_ERROR_INVALID_HANDLE;
+    } else if (capture && cb) { /* callbacks cannot be captured; host functions can */
+        sim_capture_invalidate(capture);
+        rc = CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
+    } else if (capture) {
+        sim_node_t node;
+        memset(&node, 0, sizeof node);
+        node.type = CU_GRAPH_NODE_TYPE_HOST;
+        node.fn = fn;
+        node.user = user;
+        if (!invalid)
+            rc = sim_capture_add(capture, &node, NULL);
     } else {
         /* Issued under sim_lock so that the stream's last host function and the queue agree. */
         uint64_t seq = sim_hostfn_enqueue(fn, cb, hStream, user);

@@ -31,6 +31,8 @@ static CUresult device_alloc(CUdeviceptr *dptr, size_t size_bytes)
     CUresult rc = sim_current_device(&dev);
     if (rc != CUDA_SUCCESS)
         return rc;
+    if (sim_capture_any() && sim_capture_prohibits_unsafe())
+        return CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
     if (!dptr || size_bytes == 0)
         return CUDA_ERROR_INVALID_VALUE;
     size_t charged = sim_round_up(size_bytes, SIM_ALIGN_BYTES);
@@ -75,6 +77,8 @@ SIM_EXPORT CUresult cuMemAllocManaged(CUdeviceptr *dptr, size_t bytesize, unsign
     int dev;
     SIM_LOCK();
     CUresult rc = sim_current_device(&dev);
+    if (rc == CUDA_SUCCESS && sim_capture_any() && sim_capture_prohibits_unsafe())
+        rc = CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
     if (rc == CUDA_SUCCESS &&
         (!dptr || bytesize == 0 || (flags != CU_MEM_ATTACH_GLOBAL && flags != CU_MEM_ATTACH_HOST)))
         rc = CUDA_ERROR_INVALID_VALUE;
@@ -89,6 +93,7 @@ SIM_EXPORT CUresult cuMemAllocManaged(CUdeviceptr *dptr, size_t bytesize, unsign
             rc = CUDA_ERROR_OUT_OF_MEMORY;
         } else {
             a->backing = p;
+            a->flags = flags;
             *dptr = (CUdeviceptr)p;
         }
     }
@@ -103,6 +108,8 @@ SIM_EXPORT CUresult cuMemFree_v2(CUdeviceptr dptr)
     int dev;
     SIM_LOCK();
     CUresult rc = sim_current_device(&dev);
+    if (rc == CUDA_SUCCESS && sim_capture_any() && sim_capture_prohibits_unsafe())
+        rc = CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
     sim_alloc_t *a = rc == CUDA_SUCCESS ? sim_alloc_find(dptr) : NULL;
     if (rc == CUDA_SUCCESS && (!a || a->kind == SIM_KIND_HOST ||
                                a->kind == SIM_KIND_HOST_REGISTERED || a->kind == SIM_KIND_IPC))
@@ -138,6 +145,7 @@ static CUresult host_alloc(void **pp, size_t bytesize, unsigned int Flags)
         return CUDA_ERROR_OUT_OF_MEMORY;
     }
     a->backing = p;
+    a->flags = Flags;
     *pp = p;
     return CUDA_SUCCESS;
 }
@@ -193,10 +201,12 @@ SIM_EXPORT CUresult cuMemHostRegister_v2(void *p, size_t bytesize, unsigned int 
     }
     if (rc == CUDA_SUCCESS) {
         sim_alloc_t *a = sim_alloc_add((CUdeviceptr)p, bytesize, 0, SIM_KIND_HOST_REGISTERED, dev);
-        if (a)
+        if (a) {
             a->backing = p;
-        else
+            a->flags = Flags;
+        } else {
             rc = CUDA_ERROR_OUT_OF_MEMORY;
+        }
     }
     SIM_UNLOCK();
     return rc;
@@ -298,151 +308,6 @@ SIM_EXPORT CUresult cuPointerGetAttribute(void *data, CUpointer_attribute attrib
     return rc;
 }
 
-/* ---- arrays: opaque device memory, charged as rows of 512-byte-aligned width --------------- */
-
-typedef struct sim_array_s {
-    int device;
-    size_t charged_bytes;
-    int is_mipmapped;
-    struct sim_array_s *next;
-} sim_array_t;
-
-static sim_array_t *sim_arrays;
-
-static size_t format_bytes(CUarray_format f)
-{
-    switch (f) {
-    case CU_AD_FORMAT_UNSIGNED_INT8:
-    case CU_AD_FORMAT_SIGNED_INT8:
-        return 1;
-    case CU_AD_FORMAT_UNSIGNED_INT16:
-    case CU_AD_FORMAT_SIGNED_INT16:
-    case CU_AD_FORMAT_HALF:
-        return 2;
-    case CU_AD_FORMAT_UNSIGNED_INT32:
-    case CU_AD_FORMAT_SIGNED_INT32:
-    case CU_AD_FORMAT_FLOAT:
-        return 4;
-    default:
-        return 0;
-    }
-}
-
-/* Bytes one level of an array takes, or 0 for an invalid descriptor. */
-static size_t array_bytes(size_t w, size_t h, size_t d, CUarray_format f, unsigned channels)
-{
-    size_t elem = format_bytes(f);
-    if (!elem || w == 0 || (channels != 1 && channels != 2 && channels != 4))
-        return 0;
-    return sim_round_up(w * elem * channels, SIM_ALIGN_BYTES) * (h ? h : 1) * (d ? d : 1);
-}
-
-static CUresult array_create(void **handle, size_t bytes, int is_mipmapped)
-{
-    int dev;
-    CUresult rc = sim_current_device(&dev);
-    if (rc != CUDA_SUCCESS)
-        return rc;
-    if (!handle || bytes == 0)
-        return CUDA_ERROR_INVALID_VALUE;
-    sim_array_t *arr = calloc(1, sizeof *arr);
-    if (!arr)
-        return CUDA_ERROR_OUT_OF_MEMORY;
-    if ((rc = sim_charge(dev, bytes)) != CUDA_SUCCESS) {
-        free(arr);
-        return rc;
-    }
-    arr->device = dev;
-    arr->charged_bytes = bytes;
-    arr->is_mipmapped = is_mipmapped;
-    arr->next = sim_arrays;
-    sim_arrays = arr;
-    *handle = arr;
-    return CUDA_SUCCESS;
-}
-
-static CUresult array_destroy(void *handle, int is_mipmapped)
-{
-    int dev;
-    CUresult rc = sim_current_device(&dev);
-    if (rc != CUDA_SUCCESS)
-        return rc;
-    for (sim_array_t **pp = &sim_arrays; *pp; pp = &(*pp)->next) {
-        sim_array_t *arr = *pp;
-        if (arr == handle && arr->is_mipmapped == is_mipmapped) {
-            *pp = arr->next;
-            sim_uncharge(arr->device, arr->charged_bytes);
-            free(arr);
-            return CUDA_SUCCESS;
-        }
-    }
-    return CUDA_ERROR_INVALID_HANDLE;
-}
-
-SIM_EXPORT CUresult cuArrayCreate_v2(CUarray *pHandle, const CUDA_ARRAY_DESCRIPTOR *pAllocateArray)
-{
-    if (!pAllocateArray)
-        return CUDA_ERROR_INVALID_VALUE;
-    const CUDA_ARRAY_DESCRIPTOR *d = pAllocateArray;
-    SIM_LOCK();
-    CUresult rc = array_create((void **)pHandle,
-                               array_bytes(d->Width, d->Height, 0, d->Format, d->NumChannels), 0);
-    SIM_UNLOCK();
-    return rc;
-}
-
-SIM_EXPORT CUresult cuArray3DCreate_v2(CUarray *pHandle,
-                                       const CUDA_ARRAY3D_DESCRIPTOR *pAllocateArray)
-{
-    if (!pAllocateArray)
-        return CUDA_ERROR_INVALID_VALUE;
-    const CUDA_ARRAY3D_DESCRIPTOR *d = pAllocateArray;
-    SIM_LOCK();
-    CUresult rc = array_create(
-        (void **)pHandle, array_bytes(d->Width, d->Height, d->Depth, d->Format, d->NumChannels), 0);
-    SIM_UNLOCK();
-    return rc;
-}
-
-SIM_EXPORT CUresult cuArrayDestroy(CUarray hArray)
-{
-    SIM_LOCK();
-    CUresult rc = array_destroy(hArray, 0);
-    SIM_UNLOCK();
-    return rc;
-}
-
-SIM_EXPORT CUresult cuMipmappedArrayCreate(CUmipmappedArray *pHandle,
-                                           const CUDA_ARRAY3D_DESCRIPTOR *pMipmappedArrayDesc,
-                                           unsigned int numMipmapLevels)
-{
-    if (!pMipmappedArrayDesc || numMipmapLevels == 0)
-        return CUDA_ERROR_INVALID_VALUE;
-    const CUDA_ARRAY3D_DESCRIPTOR *d = pMipmappedArrayDesc;
-    size_t total = 0, w = d->Width, h = d->Height, z = d->Depth;
-    for (unsigned level = 0; level < numMipmapLevels; level++) {
-        size_t level_bytes = array_bytes(w, h, z, d->Format, d->NumChannels);
-        if (!level_bytes)
-            return CUDA_ERROR_INVALID_VALUE;
-        total += level_bytes;
-        w = w > 1 ? w / 2 : 1;
-        h = h > 1 ? h / 2 : h;
-        z = z > 1 ? z / 2 : z;
-    }
-    SIM_LOCK();
-    CUresult rc = array_create((void **)pHandle, total, 1);
-    SIM_UNLOCK();
-    return rc;
-}
-
-SIM_EXPORT CUresult cuMipmappedArrayDestroy(CUmipmappedArray hMipmappedArray)
-{
-    SIM_LOCK();
-    CUresult rc = array_destroy(hMipmappedArray, 1);
-    SIM_UNLOCK();
-    return rc;
-}
-
 /* ---- IPC: a handle names (process, device, address, size); opening maps a new range ------- */
 
 typedef struct sim_ipc_handle_s {
@@ -527,122 +392,123 @@ SIM_EXPORT CUresult cuIpcCloseMemHandle(CUdeviceptr dptr)
     return rc;
 }
 
-/* ---- copies and sets --------------------------------------------------------------------- */
+/* ---- mapped host memory: with unified addressing the device pointer is the host pointer ---- */
 
-/* Unified addressing: a device address resolves through the registry; anything else is host
- * memory the caller owns. */
-static void *unified_view(CUdeviceptr p, size_t len, int for_write)
+/* The page-locked allocation or registration holding p, or NULL. sim_lock held. */
+static sim_alloc_t *host_alloc_containing(const void *p)
 {
-    void *view = sim_resolve(p, len, for_write);
-    if (view)
-        return view;
-    if ((p >= SIM_VMM_VA_BASE && p < SIM_VA_END) || p == 0)
-        return NULL; /* a simulated device or VMM address that is not live */
-    return (void *)p;
+    sim_alloc_t *a = sim_alloc_containing((CUdeviceptr)p, 1);
+    return a && (a->kind == SIM_KIND_HOST || a->kind == SIM_KIND_HOST_REGISTERED) ? a : NULL;
 }
 
-static CUresult copy(CUdeviceptr dst, CUdeviceptr src, size_t n, int dst_device, int src_device)
+SIM_EXPORT CUresult cuMemHostGetDevicePointer_v2(CUdeviceptr *pdptr, void *p, unsigned int Flags)
+{
+    int dev;
+    SIM_LOCK();
+    CUresult rc = sim_current_device(&dev);
+    if (rc == CUDA_SUCCESS && (!pdptr || Flags != 0 || !host_alloc_containing(p)))
+        rc = CUDA_ERROR_INVALID_VALUE;
+    if (rc == CUDA_SUCCESS)
+        *pdptr = (CUdeviceptr)p;
+    SIM_UNLOCK();
+    return rc;
+}
+
+SIM_EXPORT CUresult cuMemHostGetFlags(unsigned int *pFlags, void *p)
+{
+    int dev;
+    SIM_LOCK();
+    CUresult rc = sim_current_device(&dev);
+    sim_alloc_t *a = rc == CUDA_SUCCESS ? host_alloc_containing(p) : NULL;
+    if (rc == CUDA_SUCCESS && (!pFlags || !a))
+        rc = CUDA_ERROR_INVALID_VALUE;
+    if (rc == CUDA_SUCCESS)
+        *pFlags = a->flags;
+    SIM_UNLOCK();
+    return rc;
+}
+
+/* ---- managed memory hints: checked, then nothing to do (the bytes are in host memory) ----- */
+
+/* CUDA_SUCCESS when [p, p + count) is inside one managed allocation. sim_lock held. */
+static CUresult managed_range(CUdeviceptr p, size_t count)
 {
     int dev;
     CUresult rc = sim_current_device(&dev);
-    if (rc != CUDA_SUCCESS || n == 0)
+    if (rc != CUDA_SUCCESS)
         return rc;
-    void *to = dst_device ? sim_resolve(dst, n, 1) : unified_view(dst, n, 1);
-    void *from = src_device ? sim_resolve(src, n, 0) : unified_view(src, n, 0);
-    if (!to || !from)
-        return CUDA_ERROR_INVALID_VALUE;
-    memmove(to, from, n);
-    return CUDA_SUCCESS;
+    sim_alloc_t *a = count ? sim_alloc_containing(p, count) : NULL;
+    return a && a->kind == SIM_KIND_MANAGED ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
 }
 
-SIM_EXPORT CUresult cuMemcpyHtoD_v2(CUdeviceptr dstDevice, const void *srcHost, size_t ByteCount)
+static int location_valid(CUmemLocation loc)
 {
-    if (!srcHost && ByteCount)
-        return CUDA_ERROR_INVALID_VALUE;
-    SIM_LOCK();
-    CUresult rc = copy(dstDevice, (CUdeviceptr)srcHost, ByteCount, 1, 0);
-    SIM_UNLOCK();
-    return rc;
+    switch (loc.type) {
+    case CU_MEM_LOCATION_TYPE_DEVICE:
+        return loc.id >= 0 && loc.id < sim_n_devices;
+    case CU_MEM_LOCATION_TYPE_HOST:
+    case CU_MEM_LOCATION_TYPE_HOST_NUMA:
+    case CU_MEM_LOCATION_TYPE_HOST_NUMA_CURRENT:
+        return 1;
+    default:
+        return 0;
+    }
 }
 
-SIM_EXPORT CUresult cuMemcpyDtoH_v2(void *dstHost, CUdeviceptr srcDevice, size_t ByteCount)
+SIM_EXPORT CUresult cuMemPrefetchAsync_v2(CUdeviceptr devPtr, size_t count, CUmemLocation location,
+                                          unsigned int flags, CUstream hStream)
 {
-    if (!dstHost && ByteCount)
-        return CUDA_ERROR_INVALID_VALUE;
-    SIM_LOCK();
-    CUresult rc = copy((CUdeviceptr)dstHost, srcDevice, ByteCount, 0, 1);
-    SIM_UNLOCK();
-    return rc;
-}
-
-SIM_EXPORT CUresult cuMemcpyDtoD_v2(CUdeviceptr dstDevice, CUdeviceptr srcDevice, size_t ByteCount)
-{
-    SIM_LOCK();
-    CUresult rc = copy(dstDevice, srcDevice, ByteCount, 1, 1);
-    SIM_UNLOCK();
-    return rc;
-}
-
-SIM_EXPORT CUresult cuMemcpy(CUdeviceptr dst, CUdeviceptr src, size_t ByteCount)
-{
-    SIM_LOCK();
-    CUresult rc = copy(dst, src, ByteCount, 0, 0);
-    SIM_UNLOCK();
-    return rc;
-}
-
-static int stream_ok(CUstream s)
-{
-    SIM_LOCK();
-    int ok = sim_valid_stream(s, NULL);
-    SIM_UNLOCK();
-    return ok;
-}
-
-SIM_EXPORT CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr dstDevice, const void *srcHost,
-                                         size_t ByteCount, CUstream hStream)
-{
-    if (!stream_ok(hStream))
-        return CUDA_ERROR_INVALID_HANDLE;
-    return cuMemcpyHtoD_v2(dstDevice, srcHost, ByteCount);
-}
-
-SIM_EXPORT CUresult cuMemcpyDtoHAsync_v2(void *dstHost, CUdeviceptr srcDevice, size_t ByteCount,
-                                         CUstream hStream)
-{
-    if (!stream_ok(hStream))
-        return CUDA_ERROR_INVALID_HANDLE;
-    return cuMemcpyDtoH_v2(dstHost, srcDevice, ByteCount);
-}
-
-static CUresult memset_elements(CUdeviceptr dst, const void *value, size_t elem_bytes, size_t n)
-{
-    int dev;
-    CUresult rc = sim_current_device(&dev);
-    if (rc != CUDA_SUCCESS || n == 0)
+    CUresult rc = sim_stream_check(hStream);
+    if (rc != CUDA_SUCCESS)
         return rc;
-    if (n > (size_t)-1 / elem_bytes || dst % elem_bytes)
-        return CUDA_ERROR_INVALID_VALUE;
-    char *to = sim_resolve(dst, n * elem_bytes, 1);
-    if (!to)
-        return CUDA_ERROR_INVALID_VALUE;
-    for (size_t i = 0; i < n; i++)
-        memcpy(to + i * elem_bytes, value, elem_bytes);
-    return CUDA_SUCCESS;
+    SIM_LOCK();
+    rc = managed_range(devPtr, count);
+    SIM_UNLOCK();
+    return rc == CUDA_SUCCESS && (flags != 0 || !location_valid(location))
+               ? CUDA_ERROR_INVALID_VALUE
+               : rc;
 }
 
-SIM_EXPORT CUresult cuMemsetD8_v2(CUdeviceptr dstDevice, unsigned char uc, size_t N)
+SIM_EXPORT CUresult cuMemPrefetchAsync_v2_ptsz(CUdeviceptr devPtr, size_t count,
+                                               CUmemLocation location, unsigned int flags,
+                                               CUstream hStream)
+{
+    return cuMemPrefetchAsync_v2(devPtr, count, location, flags, hStream);
+}
+
+/* Advice 1..6: read-mostly, preferred location and accessed-by, each set and unset. */
+SIM_EXPORT CUresult cuMemAdvise_v2(CUdeviceptr devPtr, size_t count, CUmem_advise advice,
+                                   CUmemLocation location)
 {
     SIM_LOCK();
-    CUresult rc = memset_elements(dstDevice, &uc, 1, N);
+    CUresult rc = managed_range(devPtr, count);
     SIM_UNLOCK();
+    int needs_location = advice >= 3; /* the preferred-location and accessed-by advice */
+    if (rc == CUDA_SUCCESS &&
+        (advice < 1 || advice > 6 || (needs_location && !location_valid(location))))
+        rc = CUDA_ERROR_INVALID_VALUE;
     return rc;
 }
 
-SIM_EXPORT CUresult cuMemsetD32_v2(CUdeviceptr dstDevice, unsigned int ui, size_t N)
+/* length 0 means the whole allocation, which dptr must then start. */
+SIM_EXPORT CUresult cuStreamAttachMemAsync(CUstream hStream, CUdeviceptr dptr, size_t length,
+                                           unsigned int flags)
 {
+    CUresult rc = sim_stream_check(hStream);
+    if (rc != CUDA_SUCCESS)
+        return rc;
     SIM_LOCK();
-    CUresult rc = memset_elements(dstDevice, &ui, 4, N);
+    sim_alloc_t *a = length ? NULL : sim_alloc_find(dptr);
+    rc = managed_range(dptr, length ? length : a ? a->size_bytes : 0);
     SIM_UNLOCK();
+    if (rc == CUDA_SUCCESS && flags != CU_MEM_ATTACH_GLOBAL && flags != CU_MEM_ATTACH_HOST &&
+        flags != CU_MEM_ATTACH_SINGLE)
+        rc = CUDA_ERROR_INVALID_VALUE;
     return rc;
+}
+
+SIM_EXPORT CUresult cuStreamAttachMemAsync_ptsz(CUstream hStream, CUdeviceptr dptr, size_t length,
+                                                unsigned int flags)
+{
+    return cuStreamAttachMemAsync(hStream, dptr, length, flags);
 }

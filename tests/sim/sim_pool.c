@@ -1,9 +1,8 @@
 /* SPDX-License-Identifier: MIT */
-/* The simulated driver's stream-ordered allocator (memory pools) and graph memory. A pool
+/* The simulated driver's stream-ordered allocator (memory pools). A pool
  * reserves device memory in 2 MiB steps as allocations need it and gives back what exceeds its
  * release threshold at synchronization points, as the real driver does, so reserved bytes can
- * stay far above live bytes. Graph memory is reserved when a graph with allocation nodes is
- * launched and kept until cuDeviceGraphMemTrim. */
+ * stay far above live bytes. */
 #include <stdlib.h>
 #include <string.h>
 #include "sim_internal.h"
@@ -93,6 +92,11 @@ static CUresult pool_alloc(CUdeviceptr *dptr, size_t bytesize, sim_pool_t *pool,
         return CUDA_ERROR_INVALID_VALUE;
     if (!pool && !(pool = sim_pool_default(stream_dev < 0 ? dev : stream_dev)))
         return CUDA_ERROR_OUT_OF_MEMORY;
+    int invalid;
+    sim_capture_t *capture = sim_capture_active(hStream, &invalid);
+    if (capture) /* an allocation node: live only while the captured graph runs */
+        return invalid ? CUDA_ERROR_STREAM_CAPTURE_INVALIDATED
+                       : sim_capture_alloc(capture, pool->device, bytesize, dptr);
     size_t charged = sim_round_up(bytesize, SIM_ALIGN_BYTES);
     if (charged < bytesize)
         return CUDA_ERROR_OUT_OF_MEMORY;
@@ -132,6 +136,17 @@ static CUresult pool_free(CUdeviceptr dptr, CUstream hStream)
         return rc;
     if (!sim_valid_stream(hStream, NULL))
         return CUDA_ERROR_INVALID_HANDLE;
+    int invalid;
+    sim_capture_t *capture = sim_capture_active(hStream, &invalid);
+    if (capture) { /* a free node: the graph allocation ends when the graph runs */
+        sim_node_t node;
+        memset(&node, 0, sizeof node);
+        node.type = CU_GRAPH_NODE_TYPE_MEM_FREE;
+        node.dptr = dptr;
+        return !dptr ? CUDA_ERROR_INVALID_VALUE
+               : invalid ? CUDA_ERROR_STREAM_CAPTURE_INVALIDATED
+                         : sim_capture_add(capture, &node, NULL);
+    }
     sim_alloc_t *a = sim_alloc_find(dptr);
     if (!a || (a->kind != SIM_KIND_ASYNC && a->kind != SIM_KIND_DEVICE &&
                a->kind != SIM_KIND_GRAPH && a->kind != SIM_KIND_MANAGED))
@@ -341,302 +356,4 @@ SIM_EXPORT CUresult cuDeviceGetDefaultMemPool(CUmemoryPool *pool_out, CUdevice d
         return CUDA_ERROR_OUT_OF_MEMORY;
     *pool_out = (CUmemoryPool)p;
     return CUDA_SUCCESS;
-}
-
-/* ---- graphs and graph memory ------------------------------------------------------------- */
-
-typedef struct sim_graph_node_s {
-    int is_alloc;
-    int device;
-    CUdeviceptr dptr;
-    size_t size_bytes;
-    struct sim_graph_node_s *next;
-} sim_graph_node_t;
-
-typedef struct sim_graph_s {
-    sim_graph_node_t *nodes;
-    struct sim_graph_s *next;
-} sim_graph_t;
-
-typedef struct sim_graph_exec_s {
-    sim_graph_t *graph; /* the graph's nodes at instantiation (shared; graphs are not edited) */
-    struct sim_graph_exec_s *next;
-} sim_graph_exec_t;
-
-static sim_graph_t *sim_graphs;
-static sim_graph_exec_t *sim_graph_execs;
-
-static sim_graph_t *graph_lookup(CUgraph h)
-{
-    for (sim_graph_t *g = sim_graphs; g; g = g->next)
-        if ((CUgraph)g == h)
-            return g;
-    return NULL;
-}
-
-static sim_graph_exec_t *exec_lookup(CUgraphExec h)
-{
-    for (sim_graph_exec_t *e = sim_graph_execs; e; e = e->next)
-        if ((CUgraphExec)e == h)
-            return e;
-    return NULL;
-}
-
-/* Takes a graph allocation out of its device's used graph memory (reservation stays). */
-void sim_graph_free(sim_alloc_t *a)
-{
-    sim_devices[a->device].graph_used_bytes -= a->charged_bytes;
-    a->charged_bytes = 0;
-}
-
-SIM_EXPORT CUresult cuGraphCreate(CUgraph *phGraph, unsigned int flags)
-{
-    if (!sim_initialized)
-        return CUDA_ERROR_NOT_INITIALIZED;
-    if (!phGraph || flags != 0)
-        return CUDA_ERROR_INVALID_VALUE;
-    sim_graph_t *g = calloc(1, sizeof *g);
-    if (!g)
-        return CUDA_ERROR_OUT_OF_MEMORY;
-    SIM_LOCK();
-    g->next = sim_graphs;
-    sim_graphs = g;
-    SIM_UNLOCK();
-    *phGraph = (CUgraph)g;
-    return CUDA_SUCCESS;
-}
-
-SIM_EXPORT CUresult cuGraphDestroy(CUgraph hGraph)
-{
-    if (!sim_initialized)
-        return CUDA_ERROR_NOT_INITIALIZED;
-    SIM_LOCK();
-    CUresult rc = CUDA_ERROR_INVALID_VALUE;
-    for (sim_graph_t **pp = &sim_graphs; *pp; pp = &(*pp)->next) {
-        sim_graph_t *g = *pp;
-        if ((CUgraph)g != hGraph)
-            continue;
-        int in_use = 0;
-        for (sim_graph_exec_t *e = sim_graph_execs; e; e = e->next)
-            in_use |= e->graph == g;
-        if (in_use) { /* executables keep the nodes; the graph handle just goes away */
-            *pp = g->next;
-            g->next = NULL;
-        } else {
-            *pp = g->next;
-            while (g->nodes) {
-                sim_graph_node_t *n = g->nodes;
-                g->nodes = n->next;
-                free(n);
-            }
-            free(g);
-        }
-        rc = CUDA_SUCCESS;
-        break;
-    }
-    SIM_UNLOCK();
-    return rc;
-}
-
-static CUresult add_node(CUgraphNode *phGraphNode, CUgraph hGraph, sim_graph_node_t proto)
-{
-    sim_graph_t *g = graph_lookup(hGraph);
-    if (!g || !phGraphNode)
-        return CUDA_ERROR_INVALID_VALUE;
-    sim_graph_node_t *n = malloc(sizeof *n);
-    if (!n)
-        return CUDA_ERROR_OUT_OF_MEMORY;
-    *n = proto;
-    n->next = g->nodes;
-    g->nodes = n;
-    *phGraphNode = (CUgraphNode)n;
-    return CUDA_SUCCESS;
-}
-
-/* The address is fixed when the node is added; the memory exists once the graph runs. */
-SIM_EXPORT CUresult cuGraphAddMemAllocNode(CUgraphNode *phGraphNode, CUgraph hGraph,
-                                           const CUgraphNode *dependencies, size_t numDependencies,
-                                           CUDA_MEM_ALLOC_NODE_PARAMS *nodeParams)
-{
-    if (!sim_initialized)
-        return CUDA_ERROR_NOT_INITIALIZED;
-    if (!nodeParams || nodeParams->bytesize == 0 || (numDependencies && !dependencies) ||
-        nodeParams->poolProps.allocType != CU_MEM_ALLOCATION_TYPE_PINNED ||
-        nodeParams->poolProps.location.type != CU_MEM_LOCATION_TYPE_DEVICE ||
-        nodeParams->poolProps.location.id < 0 || nodeParams->poolProps.location.id >= sim_n_devices)
-        return CUDA_ERROR_INVALID_VALUE;
-    int dev = nodeParams->poolProps.location.id;
-    SIM_LOCK();
-    CUdeviceptr base = sim_va_take(dev, nodeParams->bytesize, SIM_ALIGN_BYTES);
-    sim_graph_node_t proto = {1, dev, base, nodeParams->bytesize, NULL};
-    CUresult rc = base ? add_node(phGraphNode, hGraph, proto) : CUDA_ERROR_OUT_OF_MEMORY;
-    if (rc == CUDA_SUCCESS)
-        nodeParams->dptr = base;
-    SIM_UNLOCK();
-    return rc;
-}
-
-SIM_EXPORT CUresult cuGraphAddMemFreeNode(CUgraphNode *phGraphNode, CUgraph hGraph,
-                                          const CUgraphNode *dependencies, size_t numDependencies,
-                                          CUdeviceptr dptr)
-{
-    if (!sim_initialized)
-        return CUDA_ERROR_NOT_INITIALIZED;
-    if (!dptr || (numDependencies && !dependencies))
-        return CUDA_ERROR_INVALID_VALUE;
-    SIM_LOCK();
-    sim_graph_node_t proto = {0, 0, dptr, 0, NULL};
-    CUresult rc = add_node(phGraphNode, hGraph, proto);
-    SIM_UNLOCK();
-    return rc;
-}
-
-SIM_EXPORT CUresult cuGraphInstantiateWithFlags(CUgraphExec *phGraphExec, CUgraph hGraph,
-                                                unsigned long long flags)
-{
-    if (!sim_initialized)
-        return CUDA_ERROR_NOT_INITIALIZED;
-    if (!phGraphExec)
-        return CUDA_ERROR_INVALID_VALUE;
-    SIM_LOCK();
-    sim_graph_t *g = graph_lookup(hGraph);
-    sim_graph_exec_t *e = g ? calloc(1, sizeof *e) : NULL;
-    CUresult rc = !g ? CUDA_ERROR_INVALID_VALUE : !e ? CUDA_ERROR_OUT_OF_MEMORY : CUDA_SUCCESS;
-    (void)flags;
-    if (e) {
-        e->graph = g;
-        e->next = sim_graph_execs;
-        sim_graph_execs = e;
-        *phGraphExec = (CUgraphExec)e;
-    }
-    SIM_UNLOCK();
-    return rc;
-}
-
-/* Runs the graph's memory nodes: allocation nodes become live (reserving graph memory as
- * needed), free nodes end them. Relaunching while a graph allocation is still live fails, as the
- * real driver refuses it. */
-static CUresult graph_launch(CUgraphExec hGraphExec, CUstream hStream)
-{
-    int dev;
-    CUresult rc = sim_current_device(&dev);
-    if (rc != CUDA_SUCCESS)
-        return rc;
-    if (!sim_valid_stream(hStream, NULL))
-        return CUDA_ERROR_INVALID_HANDLE;
-    sim_graph_exec_t *e = exec_lookup(hGraphExec);
-    if (!e)
-        return CUDA_ERROR_INVALID_VALUE;
-    sim_graph_node_t *n;
-    for (n = e->graph->nodes; n; n = n->next)
-        if (n->is_alloc && sim_alloc_find(n->dptr))
-            return CUDA_ERROR_INVALID_VALUE;
-    for (n = e->graph->nodes; n; n = n->next) {
-        if (!n->is_alloc)
-            continue;
-        sim_device_t *d = &sim_devices[n->device];
-        size_t charged = sim_round_up(n->size_bytes, SIM_ALIGN_BYTES);
-        size_t need = d->graph_used_bytes + charged;
-        if (need > d->graph_reserved_bytes) {
-            size_t grow = sim_round_up(need, SIM_GRAN_BYTES) - d->graph_reserved_bytes;
-            if ((rc = sim_charge(n->device, grow)) != CUDA_SUCCESS)
-                return rc;
-            d->graph_reserved_bytes += grow;
-            if (d->graph_reserved_bytes > d->graph_reserved_high_bytes)
-                d->graph_reserved_high_bytes = d->graph_reserved_bytes;
-        }
-        sim_alloc_t *a = sim_alloc_add(n->dptr, n->size_bytes, 0, SIM_KIND_GRAPH, n->device);
-        if (!a)
-            return CUDA_ERROR_OUT_OF_MEMORY;
-        a->charged_bytes = charged; /* counted in graph_used_bytes; see sim_graph_free */
-        d->graph_used_bytes = need;
-        if (need > d->graph_used_high_bytes)
-            d->graph_used_high_bytes = need;
-    }
-    for (n = e->graph->nodes; n; n = n->next) {
-        sim_alloc_t *a = n->is_alloc ? NULL : sim_alloc_find(n->dptr);
-        if (a && a->kind == SIM_KIND_GRAPH) {
-            sim_graph_free(a);
-            sim_alloc_remove(a);
-        }
-    }
-    return CUDA_SUCCESS;
-}
-
-SIM_EXPORT CUresult cuGraphLaunch(CUgraphExec hGraphExec, CUstream hStream)
-{
-    SIM_LOCK();
-    CUresult rc = graph_launch(hGraphExec, hStream);
-    SIM_UNLOCK();
-    return rc;
-}
-
-SIM_EXPORT CUresult cuGraphLaunch_ptsz(CUgraphExec hGraphExec, CUstream hStream)
-{
-    return cuGraphLaunch(hGraphExec, hStream);
-}
-
-SIM_EXPORT CUresult cuGraphExecDestroy(CUgraphExec hGraphExec)
-{
-    if (!sim_initialized)
-        return CUDA_ERROR_NOT_INITIALIZED;
-    SIM_LOCK();
-    CUresult rc = CUDA_ERROR_INVALID_VALUE;
-    for (sim_graph_exec_t **pp = &sim_graph_execs; *pp; pp = &(*pp)->next) {
-        if ((CUgraphExec)*pp == hGraphExec) {
-            sim_graph_exec_t *e = *pp;
-            *pp = e->next;
-            free(e);
-            rc = CUDA_SUCCESS;
-            break;
-        }
-    }
-    SIM_UNLOCK();
-    return rc;
-}
-
-SIM_EXPORT CUresult cuDeviceGraphMemTrim(CUdevice device)
-{
-    CUresult rc = sim_check_device(device);
-    if (rc != CUDA_SUCCESS)
-        return rc;
-    SIM_LOCK();
-    sim_device_t *d = &sim_devices[device];
-    size_t keep = sim_round_up(d->graph_used_bytes, SIM_GRAN_BYTES);
-    if (d->graph_reserved_bytes > keep) {
-        sim_uncharge(device, d->graph_reserved_bytes - keep);
-        d->graph_reserved_bytes = keep;
-    }
-    SIM_UNLOCK();
-    return CUDA_SUCCESS;
-}
-
-SIM_EXPORT CUresult cuDeviceGetGraphMemAttribute(CUdevice device, CUgraphMem_attribute attr,
-                                                 void *value)
-{
-    CUresult rc = sim_check_device(device);
-    if (rc != CUDA_SUCCESS)
-        return rc;
-    if (!value)
-        return CUDA_ERROR_INVALID_VALUE;
-    SIM_LOCK();
-    sim_device_t *d = &sim_devices[device];
-    switch (attr) {
-    case CU_GRAPH_MEM_ATTR_USED_MEM_CURRENT:
-        *(cuuint64_t *)value = d->graph_used_bytes;
-        break;
-    case CU_GRAPH_MEM_ATTR_USED_MEM_HIGH:
-        *(cuuint64_t *)value = d->graph_used_high_bytes;
-        break;
-    case CU_GRAPH_MEM_ATTR_RESERVED_MEM_CURRENT:
-        *(cuuint64_t *)value = d->graph_reserved_bytes;
-        break;
-    case CU_GRAPH_MEM_ATTR_RESERVED_MEM_HIGH:
-        *(cuuint64_t *)value = d->graph_reserved_high_bytes;
-        break;
-    default:
-        rc = CUDA_ERROR_INVALID_VALUE;
-    }
-    SIM_UNLOCK();
-    return rc;
 }

@@ -46,8 +46,8 @@ static int stats_print(FILE *f)
         fprintf(f,
                 "graph %d reserved_bytes %zu reserved_hwm_bytes %zu used_bytes %zu "
                 "used_hwm_bytes %zu\n",
-                d, dev->graph_reserved_bytes, dev->graph_reserved_high_bytes, dev->graph_used_bytes,
-                dev->graph_used_high_bytes);
+                d, dev->graph_reserved_bytes, dev->graph_reserved_hwm_bytes, dev->graph_used_bytes,
+                dev->graph_used_hwm_bytes);
     }
     for (const sim_pool_t *p = sim_pools; p; p = p->next)
         fprintf(f,

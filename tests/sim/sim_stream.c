@@ -189,9 +189,13 @@ SIM_EXPORT CUresult cuStreamSynchronize(CUstream hStream)
     SIM_LOCK();
     int ok = sim_valid_stream(hStream, &stream_dev);
     uint64_t wait_for = ok ? sim_stream_last_hostfn(hStream) : 0;
+    sim_capture_t *capture = ok ? sim_capture_of(hStream) : NULL;
+    sim_capture_invalidate(capture);
     SIM_UNLOCK();
     if (!ok)
         return CUDA_ERROR_INVALID_HANDLE;
+    if (capture)
+        return CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
     sim_hostfn_wait(wait_for);
     SIM_LOCK();
     sim_pool_sync_device(stream_dev < 0 ? dev : stream_dev);
@@ -214,9 +218,13 @@ SIM_EXPORT CUresult cuStreamQuery(CUstream hStream)
     SIM_LOCK();
     int ok = sim_valid_stream(hStream, NULL);
     uint64_t last = ok ? sim_stream_last_hostfn(hStream) : 0;
+    sim_capture_t *capture = ok ? sim_capture_of(hStream) : NULL;
+    sim_capture_invalidate(capture);
     SIM_UNLOCK();
     if (!ok)
         return CUDA_ERROR_INVALID_HANDLE;
+    if (capture)
+        return CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
     return sim_hostfn_completed() >= last ? CUDA_SUCCESS : CUDA_ERROR_NOT_READY;
 }
 
@@ -227,6 +235,11 @@ SIM_EXPORT CUresult cuStreamQuery_ptsz(CUstream hStream)
 
 /* The calling thread's stream-capture interaction mode, kept and exchanged as the driver does. */
 static __thread CUstreamCaptureMode tls_capture_mode = CU_STREAM_CAPTURE_MODE_GLOBAL;
+
+CUstreamCaptureMode sim_thread_capture_mode(void)
+{
+    return tls_capture_mode;
+}
 
 SIM_EXPORT CUresult cuThreadExchangeStreamCaptureMode(CUstreamCaptureMode *mode)
 {

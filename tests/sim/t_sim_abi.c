@@ -10,6 +10,8 @@
 #define __CUDA_API_VERSION_INTERNAL 1
 #include <cuda.h>
 #include <cudaTypedefs.h>
+#include <cudaProfiler.h>
+#include <cudaProfilerTypedefs.h>
 #include <cuda_runtime_api.h>
 
 extern const long long sim_abi_ours[];
@@ -25,6 +27,11 @@ extern const long long sim_abi_ours[];
                    #name " differs from " #decl " in cuda_runtime_api.h");
 #include "sim_runtime.def"
 #undef VT_RT
+
+#define SIM_ATTR(number, name, value)                                                              \
+    _Static_assert(CU_DEVICE_ATTRIBUTE_##name == number, "CU_DEVICE_ATTRIBUTE_" #name);
+#include "sim_attributes.def"
+#undef SIM_ATTR
 
 static const long long toolkit[] = {
 #define VT_ABI_CONST(name)        (long long)(name),
