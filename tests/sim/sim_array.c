@@ -51,14 +51,14 @@ static size_t format_bytes(CUarray_format f)
 
 /* Fills the layout of one level; 0 for an invalid descriptor or one too large to address. */
 size_t sim_array_layout(const CUDA_ARRAY3D_DESCRIPTOR *d, size_t *row_bytes, size_t *rows,
-                           size_t *slices)
+                        size_t *slices)
 {
     size_t elem = format_bytes(d->Format) * d->NumChannels;
-    if (!elem || d->Width == 0 || (d->NumChannels != 1 && d->NumChannels != 2 &&
-                                   d->NumChannels != 4))
+    if (!elem || d->Width == 0 ||
+        (d->NumChannels != 1 && d->NumChannels != 2 && d->NumChannels != 4))
         return 0;
-    if ((d->Flags & SIM_ARRAY_CUBEMAP) && (d->Width != d->Height || (!(d->Flags & SIM_ARRAY_LAYERED)
-                                                                       && d->Depth != 6)))
+    if ((d->Flags & SIM_ARRAY_CUBEMAP) &&
+        (d->Width != d->Height || (!(d->Flags & SIM_ARRAY_LAYERED) && d->Depth != 6)))
         return 0;
     if (d->Width > ((size_t)1 << 40) / elem || d->Height > ((size_t)1 << 24) ||
         d->Depth > ((size_t)1 << 24))
@@ -213,7 +213,7 @@ SIM_EXPORT CUresult cuArrayCreate_v2(CUarray *pHandle, const CUDA_ARRAY_DESCRIPT
 {
     if (!pAllocateArray)
         return CUDA_ERROR_INVALID_VALUE;
-    CUDA_ARRAY3D_DESCRIPTOR d = {pAllocateArray->Width, pAllocateArray->Height, 0,
+    CUDA_ARRAY3D_DESCRIPTOR d = {pAllocateArray->Width,  pAllocateArray->Height,      0,
                                  pAllocateArray->Format, pAllocateArray->NumChannels, 0};
     return array_create(pHandle, &d);
 }
@@ -323,8 +323,8 @@ SIM_EXPORT CUresult cuMipmappedArrayCreate(CUmipmappedArray *pHandle,
     return rc;
 }
 
-SIM_EXPORT CUresult cuMipmappedArrayGetLevel(CUarray *pLevelArray,
-                                             CUmipmappedArray hMipmappedArray, unsigned int level)
+SIM_EXPORT CUresult cuMipmappedArrayGetLevel(CUarray *pLevelArray, CUmipmappedArray hMipmappedArray,
+                                             unsigned int level)
 {
     if (!sim_initialized)
         return CUDA_ERROR_NOT_INITIALIZED;
@@ -332,7 +332,7 @@ SIM_EXPORT CUresult cuMipmappedArrayGetLevel(CUarray *pLevelArray,
         return CUDA_ERROR_INVALID_VALUE;
     SIM_LOCK();
     sim_array_t *m = array_find(hMipmappedArray, 1);
-    CUresult rc = !m ? CUDA_ERROR_INVALID_HANDLE
+    CUresult rc = !m                     ? CUDA_ERROR_INVALID_HANDLE
                   : level >= m->n_levels ? CUDA_ERROR_INVALID_VALUE
                                          : CUDA_SUCCESS;
     if (rc == CUDA_SUCCESS && !m->levels[level]) {

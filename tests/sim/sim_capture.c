@@ -76,8 +76,8 @@ CUresult sim_capture_add(sim_capture_t *c, const sim_node_t *proto, CUgraphNode 
 CUresult sim_capture_alloc(sim_capture_t *c, int device, size_t bytesize, CUdeviceptr *dptr)
 {
     CUgraphNode node;
-    CUresult rc = sim_graph_alloc_node(&node, c->graph, c->last ? &c->last : NULL,
-                                       c->last ? 1 : 0, device, bytesize, dptr);
+    CUresult rc = sim_graph_alloc_node(&node, c->graph, c->last ? &c->last : NULL, c->last ? 1 : 0,
+                                       device, bytesize, dptr);
     if (rc == CUDA_SUCCESS)
         c->last = node;
     else
@@ -243,7 +243,7 @@ static CUresult capture_info(CUstream hStream, CUstreamCaptureStatus *status,
     if (!sim_valid_stream(hStream, NULL)) {
         rc = CUDA_ERROR_INVALID_HANDLE;
     } else {
-        *status = !c                ? CU_STREAM_CAPTURE_STATUS_NONE
+        *status = !c               ? CU_STREAM_CAPTURE_STATUS_NONE
                   : c->invalidated ? CU_STREAM_CAPTURE_STATUS_INVALIDATED
                                    : CU_STREAM_CAPTURE_STATUS_ACTIVE;
         if (c && id)
@@ -266,8 +266,7 @@ SIM_EXPORT CUresult cuStreamIsCapturing(CUstream hStream, CUstreamCaptureStatus 
     return capture_info(hStream, captureStatus, NULL, NULL, NULL, NULL, NULL);
 }
 
-SIM_EXPORT CUresult cuStreamIsCapturing_ptsz(CUstream hStream,
-                                             CUstreamCaptureStatus *captureStatus)
+SIM_EXPORT CUresult cuStreamIsCapturing_ptsz(CUstream hStream, CUstreamCaptureStatus *captureStatus)
 {
     return capture_info(hStream, captureStatus, NULL, NULL, NULL, NULL, NULL);
 }

@@ -19,16 +19,16 @@ static unsigned long long sim_next_ctx_id = 1;
 
 /* The default limits (cuCtxGetLimit) of a recent data-centre GPU. */
 static const size_t default_limits[SIM_N_LIMITS] = {
-    1024,          /* CU_LIMIT_STACK_SIZE */
-    1048576,       /* CU_LIMIT_PRINTF_FIFO_SIZE */
-    8388608,       /* CU_LIMIT_MALLOC_HEAP_SIZE */
-    2,             /* CU_LIMIT_DEV_RUNTIME_SYNC_DEPTH */
-    2048,          /* CU_LIMIT_DEV_RUNTIME_PENDING_LAUNCH_COUNT */
-    64,            /* CU_LIMIT_MAX_L2_FETCH_GRANULARITY */
-    0,             /* CU_LIMIT_PERSISTING_L2_CACHE_SIZE */
-    233472,        /* CU_LIMIT_SHMEM_SIZE */
-    0,             /* CU_LIMIT_CIG_ENABLED */
-    0,             /* CU_LIMIT_CIG_SHMEM_FALLBACK_ENABLED */
+    1024,    /* CU_LIMIT_STACK_SIZE */
+    1048576, /* CU_LIMIT_PRINTF_FIFO_SIZE */
+    8388608, /* CU_LIMIT_MALLOC_HEAP_SIZE */
+    2,       /* CU_LIMIT_DEV_RUNTIME_SYNC_DEPTH */
+    2048,    /* CU_LIMIT_DEV_RUNTIME_PENDING_LAUNCH_COUNT */
+    64,      /* CU_LIMIT_MAX_L2_FETCH_GRANULARITY */
+    0,       /* CU_LIMIT_PERSISTING_L2_CACHE_SIZE */
+    233472,  /* CU_LIMIT_SHMEM_SIZE */
+    0,       /* CU_LIMIT_CIG_ENABLED */
+    0,       /* CU_LIMIT_CIG_SHMEM_FALLBACK_ENABLED */
 };
 
 void sim_ctx_init_defaults(sim_ctx_t *ctx, int device)

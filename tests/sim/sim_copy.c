@@ -140,8 +140,8 @@ SIM_EXPORT CUresult cuMemcpyAsync(CUdeviceptr dst, CUdeviceptr src, size_t ByteC
 }
 
 SIM_EXPORT CUresult cuMemcpyPeerAsync(CUdeviceptr dstDevice, CUcontext dstContext,
-                                      CUdeviceptr srcDevice, CUcontext srcContext,
-                                      size_t ByteCount, CUstream hStream)
+                                      CUdeviceptr srcDevice, CUcontext srcContext, size_t ByteCount,
+                                      CUstream hStream)
 {
     SIM_LOCK();
     int contexts_ok = sim_ctx_lookup(dstContext) && sim_ctx_lookup(srcContext);
@@ -210,6 +210,9 @@ static CUresult array_linear(CUarray array, size_t offset, void *mem, size_t n, 
     if (!a)
         return CUDA_ERROR_INVALID_HANDLE;
     size_t row_bytes = sim_array_row_bytes(a), rows = sim_array_rows(a);
+    size_t total = row_bytes * rows * sim_array_slices(a);
+    if (offset > total || n > total - offset) /* checked before any byte moves */
+        return CUDA_ERROR_INVALID_VALUE;
     for (size_t done = 0; done < n;) {
         size_t at = offset + done, x = at % row_bytes, row = at / row_bytes;
         size_t len = row_bytes - x < n - done ? row_bytes - x : n - done;
@@ -240,8 +243,8 @@ static CUresult array_device(CUarray array, size_t offset, CUdeviceptr dptr, siz
 {
     SIM_LOCK();
     void *view = n ? sim_resolve(dptr, n, !into_array) : NULL;
-    CUresult rc = n && !view ? CUDA_ERROR_INVALID_VALUE
-                             : array_linear(array, offset, view, n, into_array);
+    CUresult rc =
+        n && !view ? CUDA_ERROR_INVALID_VALUE : array_linear(array, offset, view, n, into_array);
     SIM_UNLOCK();
     return rc;
 }

@@ -10,7 +10,7 @@
 /* One side of a copy: where its region starts and how its rows are laid out. */
 typedef struct side_s {
     CUmemorytype type;
-    char *base;     /* host, device or unified: the first byte of the region's first row */
+    char *base; /* host, device or unified: the first byte of the region's first row */
     sim_array_t *array;
     size_t x, y, z; /* array: where the region starts */
     size_t pitch, height;
@@ -82,9 +82,9 @@ CUresult sim_copy3d(const CUDA_MEMCPY3D *p)
     rc = side_open(&src, p->srcMemoryType, p->srcHost, p->srcDevice, p->srcArray, p->srcXInBytes,
                    p->srcY, p->srcZ, p->srcPitch, p->srcHeight, w, rows, slices, 0);
     if (rc == CUDA_SUCCESS)
-        rc = side_open(&dst, p->dstMemoryType, p->dstHost, p->dstDevice, p->dstArray,
-                       p->dstXInBytes, p->dstY, p->dstZ, p->dstPitch, p->dstHeight, w, rows,
-                       slices, 1);
+        rc =
+            side_open(&dst, p->dstMemoryType, p->dstHost, p->dstDevice, p->dstArray, p->dstXInBytes,
+                      p->dstY, p->dstZ, p->dstPitch, p->dstHeight, w, rows, slices, 1);
     for (size_t k = 0; rc == CUDA_SUCCESS && k < slices; k++) {
         for (size_t r = 0; r < rows; r++) {
             char *to = side_row(&dst, r, k, w, 1), *from = side_row(&src, r, k, w, 0);
@@ -215,8 +215,8 @@ SIM_EXPORT CUresult cuMemcpyAtoA_v2(CUarray dstArray, size_t dstOffset, CUarray 
 /* ---- 2D sets: Width elements in each of Height rows, dstPitch bytes apart ---------------- */
 
 /* Sets width elements of elem_bytes in each of height rows, pitch bytes apart; sim_lock held. */
-CUresult sim_set2d(CUdeviceptr dst, size_t pitch, unsigned value, unsigned elem_bytes,
-                   size_t width, size_t height)
+CUresult sim_set2d(CUdeviceptr dst, size_t pitch, unsigned value, unsigned elem_bytes, size_t width,
+                   size_t height)
 {
     int dev;
     CUresult rc = sim_current_device(&dev);
@@ -226,7 +226,8 @@ CUresult sim_set2d(CUdeviceptr dst, size_t pitch, unsigned value, unsigned elem_
         return CUDA_ERROR_INVALID_VALUE;
     side_t s;
     rc = side_open(&s, CU_MEMORYTYPE_DEVICE, NULL, dst, NULL, 0, 0, 0,
-                   height > 1 ? pitch : width * elem_bytes, height, width * elem_bytes, height, 1, 1);
+                   height > 1 ? pitch : width * elem_bytes, height, width * elem_bytes, height, 1,
+                   1);
     for (size_t r = 0; rc == CUDA_SUCCESS && r < height; r++) {
         char *row = side_row(&s, r, 0, width * elem_bytes, 1);
         for (size_t i = 0; i < width; i++)

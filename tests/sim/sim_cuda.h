@@ -15,24 +15,24 @@ extern "C" {
 typedef void (*CUhostFn)(void *userData);
 typedef void (*CUstreamCallback)(CUstream hStream, CUresult status, void *userData);
 /* Error codes vt_cuda.h's enum does not name (the values are cuda.h's). */
-#define CUDA_ERROR_INVALID_IMAGE                  ((CUresult)200)
-#define CUDA_ERROR_ILLEGAL_STATE                  ((CUresult)401)
-#define CUDA_ERROR_CONTEXT_ALREADY_IN_USE         ((CUresult)216)
-#define CUDA_ERROR_PEER_ACCESS_UNSUPPORTED        ((CUresult)217)
-#define CUDA_ERROR_INVALID_PTX                    ((CUresult)218)
-#define CUDA_ERROR_INVALID_SOURCE                 ((CUresult)300)
-#define CUDA_ERROR_FILE_NOT_FOUND                 ((CUresult)301)
-#define CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED    ((CUresult)704)
-#define CUDA_ERROR_PEER_ACCESS_NOT_ENABLED        ((CUresult)705)
-#define CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES        ((CUresult)701)
-#define CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED     ((CUresult)900)
-#define CUDA_ERROR_STREAM_CAPTURE_INVALIDATED     ((CUresult)901)
-#define CUDA_ERROR_STREAM_CAPTURE_MERGE           ((CUresult)902)
-#define CUDA_ERROR_STREAM_CAPTURE_UNMATCHED       ((CUresult)903)
-#define CUDA_ERROR_STREAM_CAPTURE_UNJOINED        ((CUresult)904)
-#define CUDA_ERROR_STREAM_CAPTURE_ISOLATION       ((CUresult)905)
-#define CUDA_ERROR_STREAM_CAPTURE_IMPLICIT        ((CUresult)906)
-#define CUDA_ERROR_STREAM_CAPTURE_WRONG_THREAD    ((CUresult)908)
+#define CUDA_ERROR_INVALID_IMAGE               ((CUresult)200)
+#define CUDA_ERROR_ILLEGAL_STATE               ((CUresult)401)
+#define CUDA_ERROR_CONTEXT_ALREADY_IN_USE      ((CUresult)216)
+#define CUDA_ERROR_PEER_ACCESS_UNSUPPORTED     ((CUresult)217)
+#define CUDA_ERROR_INVALID_PTX                 ((CUresult)218)
+#define CUDA_ERROR_INVALID_SOURCE              ((CUresult)300)
+#define CUDA_ERROR_FILE_NOT_FOUND              ((CUresult)301)
+#define CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED ((CUresult)704)
+#define CUDA_ERROR_PEER_ACCESS_NOT_ENABLED     ((CUresult)705)
+#define CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES     ((CUresult)701)
+#define CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED  ((CUresult)900)
+#define CUDA_ERROR_STREAM_CAPTURE_INVALIDATED  ((CUresult)901)
+#define CUDA_ERROR_STREAM_CAPTURE_MERGE        ((CUresult)902)
+#define CUDA_ERROR_STREAM_CAPTURE_UNMATCHED    ((CUresult)903)
+#define CUDA_ERROR_STREAM_CAPTURE_UNJOINED     ((CUresult)904)
+#define CUDA_ERROR_STREAM_CAPTURE_ISOLATION    ((CUresult)905)
+#define CUDA_ERROR_STREAM_CAPTURE_IMPLICIT     ((CUresult)906)
+#define CUDA_ERROR_STREAM_CAPTURE_WRONG_THREAD ((CUresult)908)
 
 /* The value used in sim_attributes.def for an attribute computed per device. */
 #define SIM_ATTR_PER_DEVICE (-0x7fffffff)
@@ -87,9 +87,7 @@ typedef enum CUfunc_cache_enum {
     CU_FUNC_CACHE_PREFER_EQUAL = 0x03
 } CUfunc_cache;
 
-typedef enum CUexecAffinityType_enum {
-    CU_EXEC_AFFINITY_TYPE_SM_COUNT = 0
-} CUexecAffinityType;
+typedef enum CUexecAffinityType_enum { CU_EXEC_AFFINITY_TYPE_SM_COUNT = 0 } CUexecAffinityType;
 
 typedef struct CUexecAffinityParam_st {
     CUexecAffinityType type;

@@ -5,7 +5,6 @@
 #include <string.h>
 #include "sim_internal.h"
 
-
 static const struct {
     int attr;
     int value;
@@ -125,11 +124,12 @@ SIM_EXPORT CUresult cuDeviceGetProperties(CUdevprop *prop, CUdevice dev)
         SIM_DEVICE_ATTRIBUTE_CLOCK_RATE,
         SIM_DEVICE_ATTRIBUTE_TEXTURE_ALIGNMENT,
     };
-    int *fields[] = {&prop->maxThreadsPerBlock, &prop->maxThreadsDim[0], &prop->maxThreadsDim[1],
-                     &prop->maxThreadsDim[2],   &prop->maxGridSize[0],   &prop->maxGridSize[1],
-                     &prop->maxGridSize[2],     &prop->sharedMemPerBlock, &prop->totalConstantMemory,
-                     &prop->SIMDWidth,          &prop->memPitch,         &prop->regsPerBlock,
-                     &prop->clockRate,          &prop->textureAlign};
+    int *fields[] = {
+        &prop->maxThreadsPerBlock, &prop->maxThreadsDim[0],  &prop->maxThreadsDim[1],
+        &prop->maxThreadsDim[2],   &prop->maxGridSize[0],    &prop->maxGridSize[1],
+        &prop->maxGridSize[2],     &prop->sharedMemPerBlock, &prop->totalConstantMemory,
+        &prop->SIMDWidth,          &prop->memPitch,          &prop->regsPerBlock,
+        &prop->clockRate,          &prop->textureAlign};
     for (size_t i = 0; i < sizeof attrs / sizeof attrs[0]; i++)
         cuDeviceGetAttribute(fields[i], (CUdevice_attribute)attrs[i], dev);
     return CUDA_SUCCESS;

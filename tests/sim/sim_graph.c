@@ -256,8 +256,7 @@ SIM_EXPORT CUresult cuGraphMemFreeNodeGetParams(CUgraphNode hNode, CUdeviceptr *
 /* ---- the other node types ---------------------------------------------------------------- */
 
 SIM_EXPORT CUresult cuGraphAddKernelNode_v2(CUgraphNode *phGraphNode, CUgraph hGraph,
-                                            const CUgraphNode *dependencies,
-                                            size_t numDependencies,
+                                            const CUgraphNode *dependencies, size_t numDependencies,
                                             const CUDA_KERNEL_NODE_PARAMS *nodeParams)
 {
     if (!sim_initialized)
@@ -289,8 +288,7 @@ SIM_EXPORT CUresult cuGraphAddMemcpyNode(CUgraphNode *phGraphNode, CUgraph hGrap
 
 SIM_EXPORT CUresult cuGraphAddMemsetNode(CUgraphNode *phGraphNode, CUgraph hGraph,
                                          const CUgraphNode *dependencies, size_t numDependencies,
-                                         const CUDA_MEMSET_NODE_PARAMS *memsetParams,
-                                         CUcontext ctx)
+                                         const CUDA_MEMSET_NODE_PARAMS *memsetParams, CUcontext ctx)
 {
     (void)ctx;
     if (!sim_initialized)
@@ -357,8 +355,8 @@ SIM_EXPORT CUresult cuGraphAddEventRecordNode(CUgraphNode *phGraphNode, CUgraph 
 }
 
 SIM_EXPORT CUresult cuGraphAddEventWaitNode(CUgraphNode *phGraphNode, CUgraph hGraph,
-                                            const CUgraphNode *dependencies,
-                                            size_t numDependencies, CUevent event)
+                                            const CUgraphNode *dependencies, size_t numDependencies,
+                                            CUevent event)
 {
     return add_event_node(phGraphNode, hGraph, dependencies, numDependencies, event,
                           CU_GRAPH_NODE_TYPE_WAIT_EVENT);
@@ -500,8 +498,8 @@ SIM_EXPORT CUresult cuGraphInstantiateWithParams(CUgraphExec *phGraphExec, CUgra
         return sim_initialized ? CUDA_ERROR_INVALID_VALUE : CUDA_ERROR_NOT_INITIALIZED;
     CUresult rc = instantiate(phGraphExec, hGraph, instantiateParams->flags);
     instantiateParams->hErrNode_out = NULL;
-    instantiateParams->result_out = rc == CUDA_SUCCESS ? CUDA_GRAPH_INSTANTIATE_SUCCESS
-                                                       : CUDA_GRAPH_INSTANTIATE_ERROR;
+    instantiateParams->result_out =
+        rc == CUDA_SUCCESS ? CUDA_GRAPH_INSTANTIATE_SUCCESS : CUDA_GRAPH_INSTANTIATE_ERROR;
     return rc;
 }
 
@@ -562,8 +560,8 @@ static CUresult exec_run(sim_graph_exec_t *e, CUstream stream)
             rc = sim_copy3d(&n->copy);
             break;
         case CU_GRAPH_NODE_TYPE_MEMSET:
-            rc = sim_set2d(n->set.dst, n->set.pitch, n->set.value, n->set.elementSize,
-                           n->set.width, n->set.height);
+            rc = sim_set2d(n->set.dst, n->set.pitch, n->set.value, n->set.elementSize, n->set.width,
+                           n->set.height);
             break;
         case CU_GRAPH_NODE_TYPE_HOST: {
             uint64_t seq = sim_hostfn_enqueue(n->fn, NULL, stream, n->user);

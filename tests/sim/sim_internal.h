@@ -182,8 +182,8 @@ void sim_event_record_locked(CUevent e, CUstream s); /* sim_lock held */
 
 /* sim_copy2d.c (sim_lock held) */
 CUresult sim_copy3d(const CUDA_MEMCPY3D *p);
-CUresult sim_set2d(CUdeviceptr dst, size_t pitch, unsigned value, unsigned elem_bytes,
-                   size_t width, size_t height);
+CUresult sim_set2d(CUdeviceptr dst, size_t pitch, unsigned value, unsigned elem_bytes, size_t width,
+                   size_t height);
 int sim_capture_copy(CUstream stream, const CUDA_MEMCPY3D *p, CUresult *rc); /* takes sim_lock */
 CUresult sim_memset_async(CUdeviceptr dst, unsigned value, unsigned elem_bytes, size_t n,
                           CUstream stream); /* takes sim_lock */

@@ -44,22 +44,22 @@ static sim_link_t *sim_links;
 
 /* The attributes of a function of a recent data-centre GPU (cuFuncGetAttribute). */
 static const int default_func_attrs[SIM_N_FUNC_ATTRS] = {
-    1024, /* MAX_THREADS_PER_BLOCK */
-    0,    /* SHARED_SIZE_BYTES */
-    0,    /* CONST_SIZE_BYTES */
-    0,    /* LOCAL_SIZE_BYTES */
-    32,   /* NUM_REGS */
-    90,   /* PTX_VERSION */
-    90,   /* BINARY_VERSION */
-    0,    /* CACHE_MODE_CA */
+    1024,  /* MAX_THREADS_PER_BLOCK */
+    0,     /* SHARED_SIZE_BYTES */
+    0,     /* CONST_SIZE_BYTES */
+    0,     /* LOCAL_SIZE_BYTES */
+    32,    /* NUM_REGS */
+    90,    /* PTX_VERSION */
+    90,    /* BINARY_VERSION */
+    0,     /* CACHE_MODE_CA */
     49152, /* MAX_DYNAMIC_SHARED_SIZE_BYTES (settable) */
-    -1,   /* PREFERRED_SHARED_MEMORY_CARVEOUT (settable) */
-    0,    /* CLUSTER_SIZE_MUST_BE_SET */
-    0,    /* REQUIRED_CLUSTER_WIDTH */
-    0,    /* REQUIRED_CLUSTER_HEIGHT */
-    0,    /* REQUIRED_CLUSTER_DEPTH */
-    0,    /* NON_PORTABLE_CLUSTER_SIZE_ALLOWED */
-    0,    /* CLUSTER_SCHEDULING_POLICY_PREFERENCE */
+    -1,    /* PREFERRED_SHARED_MEMORY_CARVEOUT (settable) */
+    0,     /* CLUSTER_SIZE_MUST_BE_SET */
+    0,     /* REQUIRED_CLUSTER_WIDTH */
+    0,     /* REQUIRED_CLUSTER_HEIGHT */
+    0,     /* REQUIRED_CLUSTER_DEPTH */
+    0,     /* NON_PORTABLE_CLUSTER_SIZE_ALLOWED */
+    0,     /* CLUSTER_SCHEDULING_POLICY_PREFERENCE */
 };
 
 static sim_module_t *module_find(const void *handle)
@@ -177,10 +177,11 @@ SIM_EXPORT CUresult cuModuleUnload(CUmodule hmod)
         return CUDA_ERROR_NOT_INITIALIZED;
     SIM_LOCK();
     sim_module_t *m = module_find(hmod);
-    if (m && !m->is_library)
+    int ok = m && !m->is_library;
+    if (ok)
         module_unlink(m);
     SIM_UNLOCK();
-    return m && !m->is_library ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
+    return ok ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
 }
 
 /* Any name is found: the same handle for the same name. sim_lock held. */
@@ -279,10 +280,11 @@ SIM_EXPORT CUresult cuLibraryUnload(CUlibrary library)
         return CUDA_ERROR_NOT_INITIALIZED;
     SIM_LOCK();
     sim_module_t *m = module_find(library);
-    if (m && m->is_library)
+    int ok = m && m->is_library;
+    if (ok)
         module_unlink(m);
     SIM_UNLOCK();
-    return m && m->is_library ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
+    return ok ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
 }
 
 SIM_EXPORT CUresult cuLibraryGetKernel(CUkernel *pKernel, CUlibrary library, const char *name)
@@ -438,8 +440,8 @@ SIM_EXPORT CUresult cuLaunchKernel(CUfunction f, unsigned int gridDimX, unsigned
                                    unsigned int sharedMemBytes, CUstream hStream,
                                    void **kernelParams, void **extra)
 {
-    return launch(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ,
-                  sharedMemBytes, hStream, kernelParams, extra);
+    return launch(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes,
+                  hStream, kernelParams, extra);
 }
 
 SIM_EXPORT CUresult cuLaunchKernel_ptsz(CUfunction f, unsigned int gridDimX, unsigned int gridDimY,
@@ -448,8 +450,8 @@ SIM_EXPORT CUresult cuLaunchKernel_ptsz(CUfunction f, unsigned int gridDimX, uns
                                         unsigned int sharedMemBytes, CUstream hStream,
                                         void **kernelParams, void **extra)
 {
-    return launch(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ,
-                  sharedMemBytes, hStream, kernelParams, extra);
+    return launch(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes,
+                  hStream, kernelParams, extra);
 }
 
 SIM_EXPORT CUresult cuLaunchKernelEx(const CUlaunchConfig *config, CUfunction f,
@@ -476,8 +478,8 @@ SIM_EXPORT CUresult cuLaunchCooperativeKernel(CUfunction f, unsigned int gridDim
                                               unsigned int blockDimZ, unsigned int sharedMemBytes,
                                               CUstream hStream, void **kernelParams)
 {
-    return launch(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ,
-                  sharedMemBytes, hStream, kernelParams, NULL);
+    return launch(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes,
+                  hStream, kernelParams, NULL);
 }
 
 SIM_EXPORT CUresult cuLaunchCooperativeKernel_ptsz(CUfunction f, unsigned int gridDimX,
@@ -487,8 +489,8 @@ SIM_EXPORT CUresult cuLaunchCooperativeKernel_ptsz(CUfunction f, unsigned int gr
                                                    unsigned int sharedMemBytes, CUstream hStream,
                                                    void **kernelParams)
 {
-    return launch(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ,
-                  sharedMemBytes, hStream, kernelParams, NULL);
+    return launch(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes,
+                  hStream, kernelParams, NULL);
 }
 
 /* ---- occupancy: 2048 threads and 32 blocks per multiprocessor ---------------------------- */
@@ -545,7 +547,8 @@ SIM_EXPORT CUresult cuOccupancyMaxPotentialBlockSizeWithFlags(
     int limit = blockSizeLimit && blockSizeLimit < 1024 ? blockSizeLimit : 1024;
     int best = 0, best_threads = 0;
     for (int b = 32; b <= limit; b += 32) {
-        size_t shared = blockSizeToDynamicSMemSize ? blockSizeToDynamicSMemSize(b) : dynamicSMemSize;
+        size_t shared =
+            blockSizeToDynamicSMemSize ? blockSizeToDynamicSMemSize(b) : dynamicSMemSize;
         int threads = shared > SIM_MAX_DYNAMIC_SHARED ? 0 : blocks_per_sm(b) * b;
         if (threads >= best_threads) {
             best = b;
@@ -644,8 +647,9 @@ SIM_EXPORT CUresult cuLinkComplete(CUlinkState state, void **cubinOut, size_t *s
         return CUDA_ERROR_INVALID_VALUE;
     SIM_LOCK();
     sim_link_t *l = link_find(state);
-    CUresult rc = !l ? CUDA_ERROR_INVALID_HANDLE : !l->n_inputs ? CUDA_ERROR_INVALID_VALUE
-                                                                 : CUDA_SUCCESS;
+    CUresult rc = !l             ? CUDA_ERROR_INVALID_HANDLE
+                  : !l->n_inputs ? CUDA_ERROR_INVALID_VALUE
+                                 : CUDA_SUCCESS;
     if (rc == CUDA_SUCCESS) {
         *cubinOut = l->image;
         if (sizeOut)

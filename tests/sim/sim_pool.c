@@ -143,7 +143,7 @@ static CUresult pool_free(CUdeviceptr dptr, CUstream hStream)
         memset(&node, 0, sizeof node);
         node.type = CU_GRAPH_NODE_TYPE_MEM_FREE;
         node.dptr = dptr;
-        return !dptr ? CUDA_ERROR_INVALID_VALUE
+        return !dptr     ? CUDA_ERROR_INVALID_VALUE
                : invalid ? CUDA_ERROR_STREAM_CAPTURE_INVALIDATED
                          : sim_capture_add(capture, &node, NULL);
     }

@@ -48,7 +48,7 @@ static CUresult resource_check(const CUDA_RESOURCE_DESC *r, int for_surface)
         if (for_surface)
             return CUDA_ERROR_INVALID_VALUE;
         return sim_mipmapped_lookup(r->res.mipmap.hMipmappedArray) ? CUDA_SUCCESS
-                                                                    : CUDA_ERROR_INVALID_HANDLE;
+                                                                   : CUDA_ERROR_INVALID_HANDLE;
     case CU_RESOURCE_TYPE_LINEAR: {
         size_t elem = element_bytes(r->res.linear.format, r->res.linear.numChannels);
         if (for_surface || !elem || r->res.linear.devPtr % SIM_TEXTURE_ALIGNMENT ||
