@@ -45,7 +45,7 @@ static int parse_into(vt_rules_t *rules, const char *text, size_t len, const cha
     char err[160];
     int bad_line = vt_rules_parse(rules, text, len, err, sizeof err);
     if (bad_line)
-        vt_warn("rules '%s' line %d: %s; using the default rules", origin, bad_line, err);
+        vt_warn_later("rules '%s' line %d: %s; using the default rules", origin, bad_line, err);
     return bad_line;
 }
 
@@ -96,10 +96,10 @@ void vt_categories_init(void)
     if (path && *path) {
         long len = read_rules_file(path);
         if (len < 0)
-            vt_warn("cannot read rules '%s': %s; using the default rules", path,
-                    len == -EFBIG              ? "larger than 64 KiB"
-                    : len == RULES_NOT_REGULAR ? "not a regular file"
-                                               : strerror((int)-len));
+            vt_warn_later("cannot read rules '%s': %s; using the default rules", path,
+                          len == -EFBIG              ? "larger than 64 KiB"
+                          : len == RULES_NOT_REGULAR ? "not a regular file"
+                                                     : strerror((int)-len));
         else
             custom = parse_into(&active_rules, rules_text, (size_t)len, path) == 0;
     }

@@ -72,6 +72,7 @@ static void atfork_child(void)
 static vt_state_t init_once(void)
 {
     bool secure = getauxval(AT_SECURE) != 0;
+    vt_warn_hold(); /* the settings' warnings wait for the process's first CUDA use */
     /* In a secure process we do not even read the environment: no warnings on its behalf. */
     if (!secure && !vt_options_parsed())
         vt_options_parse(environ);
@@ -86,7 +87,8 @@ static vt_state_t init_once(void)
         if (rc == 0)
             vt_atfork_registered = true;
         else
-            vt_warn("cannot register fork handlers (error %d): fork children share the trace", rc);
+            vt_warn_later("cannot register fork handlers (error %d): fork children share the trace",
+                          rc);
     }
     /* Once per process (the fork child inherits all three). */
     static bool call_sites_ready;
@@ -131,6 +133,20 @@ void vt_ensure_init_slow(void)
     expected = VT_STATE_INITING;
     __atomic_compare_exchange_n(&vt_state_word, &expected, (int)next, false, __ATOMIC_ACQ_REL,
                                 __ATOMIC_ACQUIRE);
+}
+
+/* vt_cuda_first_use: vt_note_cuda_used's first time in this process (again in a fork child):
+ * the process records, so the warnings held since init are written and NVTX is pointed at us
+ * if init left it (vt_nvtx_cuda_used). Cancellation is off: both make system calls. */
+void vt_cuda_first_use(void)
+{
+    if (__atomic_exchange_n(&vt_cuda_used_word, true, __ATOMIC_RELAXED))
+        return; /* another thread was first */
+    int cancel_state = 0;
+    pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel_state);
+    vt_warn_release();
+    vt_nvtx_cuda_used();
+    pthread_setcancelstate(cancel_state, &cancel_state);
 }
 
 vt_state_t vt_state(void)

@@ -250,6 +250,44 @@ void vt_escape(char *buf, size_t cap, const char *s)
     buf[used] = '\0';
 }
 
+/* Warnings about the settings (VRAMTRACE_* values, the rules file) are held from init until the
+ * process records (its first CUDA use): LD_PRELOAD reaches every process of a traced tree, and
+ * a shell or a compiler given a bad value must stay silent. Formatted when issued, written by
+ * vt_warn_release; beyond LATER_LINES they are dropped (the option parser caps its own). */
+#define LATER_LINES      20
+#define LATER_LINE_BYTES 256
+static char later_lines[LATER_LINES][LATER_LINE_BYTES];
+static unsigned n_later;
+static bool holding;
+
+/* vt_warn_hold: from now on vt_warn_later holds its lines. Init only (single thread). */
+void vt_warn_hold(void)
+{
+    holding = true;
+}
+
+/* vt_warn_later: vt_warn, or held while vt_warn_hold is in force. AS-safe. */
+void vt_warn_later(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    if (!holding)
+        vt_vline(fmt, ap);
+    else if (n_later < LATER_LINES)
+        vt_vfmt(later_lines[n_later++], LATER_LINE_BYTES, fmt, ap);
+    va_end(ap);
+}
+
+/* vt_warn_release: the held lines, written once; later ones are written at once. Called by the
+ * one thread that saw the process's first CUDA use. AS-safe. */
+void vt_warn_release(void)
+{
+    holding = false;
+    for (unsigned i = 0; i < n_later; i++)
+        vt_warn("%s", later_lines[i]);
+    n_later = 0;
+}
+
 /* vt_fmt_bytes: bytes for people, in binary units with one decimal ("1.5 GiB", "512 B").
  * AS-safe. */
 size_t vt_fmt_bytes(char *buf, size_t cap, uint64_t bytes)

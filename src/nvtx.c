@@ -13,6 +13,7 @@
 
 #include <dlfcn.h>
 #include <limits.h>
+#include <link.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -469,15 +470,25 @@ VT_EXPORT int InitializeInjectionNvtx2(NvtxGetExportTableFunc_t get_export_table
     return 1;
 }
 
-/* vt_nvtx_init: points NVTX_INJECTION64_PATH at this library, unless the variable is already in
- * the environment (even empty): Nsight Systems and other tools use it, and theirs wins. Only
- * when this code is the loaded libvramtrace.so (InitializeInjectionNvtx2 is in the dynamic
- * symbol table of the object that holds it), not when the core is linked into a test program.
- * Called once per process from init on the ON path; setenv allocates and is not thread-safe
- * against a concurrent getenv, which is why it is done once, normally from our constructor.
- * NVTX's dlopen of this path returns the object already loaded by LD_PRELOAD, so no second
- * copy and no new initial-exec TLS is needed (tests/nvtx checks both). */
-void vt_nvtx_init(void)
+/* Whether init left NVTX_INJECTION64_PATH for the first CUDA use (vt_nvtx_cuda_used). */
+static bool injection_pending;
+
+static int find_cuda(struct dl_phdr_info *info, size_t size, void *data)
+{
+    (void)size;
+    (void)data;
+    const char *slash = info->dlpi_name ? strrchr(info->dlpi_name, '/') : NULL;
+    const char *name = slash ? slash + 1 : info->dlpi_name ? info->dlpi_name : "";
+    return strncmp(name, "libcuda.so", 10) == 0 || strncmp(name, "libcudart.so", 12) == 0;
+}
+
+/* Points NVTX_INJECTION64_PATH at this library, unless the variable is already in the
+ * environment (even empty): Nsight Systems and other tools use it, and theirs wins. Only when
+ * this code is the loaded libvramtrace.so (InitializeInjectionNvtx2 is in the dynamic symbol
+ * table of the object that holds it), not when the core is linked into a test program. NVTX's
+ * dlopen of this path returns the object already loaded by LD_PRELOAD, so no second copy and no
+ * new initial-exec TLS is needed (tests/nvtx checks both). */
+static void set_injection(void)
 {
     static const char var[] = "NVTX_INJECTION64_PATH";
     for (char **e = environ; e && *e; e++) {
@@ -499,4 +510,26 @@ void vt_nvtx_init(void)
         vt_warn("cannot set %s: NVTX ranges will not be seen", var);
     else
         vt_log(3, "nvtx: %s=%s", var, path);
+}
+
+/* vt_nvtx_init: the environment is changed only for processes that use CUDA. A process that has
+ * the driver or the runtime loaded at init (linked against it) gets the variable now, before
+ * any NVTX call of its own reads it; any other process (Python, a shell, a compiler) only at
+ * its first CUDA use (vt_nvtx_cuda_used): an NVTX range it opens before that is not seen.
+ * setenv allocates and is not thread-safe against a concurrent getenv, which is why it is done
+ * once, from our constructor when it can. */
+void vt_nvtx_init(void)
+{
+    if (dl_iterate_phdr(find_cuda, NULL))
+        set_injection();
+    else
+        injection_pending = true;
+}
+
+void vt_nvtx_cuda_used(void)
+{
+    if (injection_pending) {
+        injection_pending = false;
+        set_injection();
+    }
 }

@@ -150,10 +150,10 @@ static void warn_invalid(const vt_option_desc_t *opt, const char *value, int rc,
     if (++vt_n_invalid > VT_OPTIONS_MAX_WARNINGS)
         return;
     if (rc == -ERANGE)
-        vt_warn("ignoring %s='%.64s': out of range %lld..%lld", opt->name, value, opt->min,
-                opt->max);
+        vt_warn_later("ignoring %s='%.64s': out of range %lld..%lld", opt->name, value, opt->min,
+                      opt->max);
     else
-        vt_warn("ignoring %s='%.64s': %s", opt->name, value, what);
+        vt_warn_later("ignoring %s='%.64s': %s", opt->name, value, what);
 }
 
 static void set_default(vt_option_desc_t *opt, vt_option_t id)
@@ -243,7 +243,7 @@ void vt_options_parse(char *const *envp)
         }
         if (id == VT_OPTION_COUNT) {
             if (++vt_n_invalid <= VT_OPTIONS_MAX_WARNINGS)
-                vt_warn("ignoring unknown option %.*s", (int)name_len, entry);
+                vt_warn_later("ignoring unknown option %.*s", (int)name_len, entry);
             continue;
         }
         if (seen[id])

@@ -51,6 +51,9 @@ void vt_log(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)
 void vt_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 size_t vt_fmt_bytes(char *buf, size_t cap, uint64_t bytes);
 void vt_escape(char *buf, size_t cap, const char *s);
+void vt_warn_hold(void);
+void vt_warn_later(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void vt_warn_release(void);
 
 /* ---- options.c -------------------------------------------------------------------------- */
 typedef enum vt_option_e {
@@ -177,10 +180,11 @@ void vt_mark(const char *label);
 /* vt_note_cuda_used: a CUDA door was passed while ON. Until then the library stays silent:
  * LD_PRELOAD reaches every child of a traced program (compilers, shells, nvidia-smi), and
  * those get no summary line and no file. The store only once: no shared line written per call. */
+void vt_cuda_first_use(void);
 static inline void vt_note_cuda_used(void)
 {
-    if (!__atomic_load_n(&vt_cuda_used_word, __ATOMIC_RELAXED))
-        __atomic_store_n(&vt_cuda_used_word, true, __ATOMIC_RELAXED);
+    if (VT_UNLIKELY(!__atomic_load_n(&vt_cuda_used_word, __ATOMIC_RELAXED)))
+        vt_cuda_first_use();
 }
 static inline bool vt_cuda_used(void)
 {
@@ -459,7 +463,8 @@ void vt_phase_pop(void);
 const char *vt_phase_current(void);
 
 /* ---- nvtx.c: NVTX v3 ranges as phases (InitializeInjectionNvtx2 is exported) ---------------- */
-void vt_nvtx_init(void); /* once, from init: NVTX_INJECTION64_PATH -> us, unless already set */
+void vt_nvtx_init(void);      /* once, from init: NVTX_INJECTION64_PATH -> us, unless set */
+void vt_nvtx_cuda_used(void); /* the process's first CUDA use: the variable if init left it */
 bool vt_nvtx_range_name(uint64_t id, char *buf, size_t cap); /* an open start/end range */
 
 /* ---- oom.c ----------------------------------------------------------------------------------- */

@@ -115,6 +115,50 @@ signal-alloc | signal-mark | signal-nvtx)
     check "the handler's calls inside vramtrace counted as dropped: $(cat report.err)" \
         grep -q "the library could not record [1-9][0-9]* events" report.err
     ;;
+quiet-tree)
+    # A tree of processes that never use CUDA, given bad settings: no output of ours, and the
+    # environment they pass on is theirs (no NVTX_INJECTION64_PATH).
+    settings="VRAMTRACE_DEPTH=oops VRAMTRACE_BOGUS=1 VRAMTRACE_RULES=$tmp/no.rules"
+    tree='sh -c "sh -c env" | grep -v -e "^LD_PRELOAD=" -e "^PWD=" | sort; echo done'
+    run plain "" sh -c "$tree"
+    run traced "$lib" sh -c "$tree"
+    same
+    check "nothing on stderr: $(cat traced/err)" [ ! -s traced/err ]
+    check "no NVTX_INJECTION64_PATH in the environment" [ -z "$(grep NVTX_INJECTION64_PATH traced/out)" ]
+    # A process that uses CUDA warns about each bad setting, once.
+    run traced "$lib" "$prog" alloc 1
+    check "a CUDA process warns: $(cat traced/err)" [ "$(grep -c \
+        -e "ignoring VRAMTRACE_DEPTH='oops': not a number" -e "ignoring unknown option VRAMTRACE_BOGUS" \
+        -e "cannot read rules '$tmp/no.rules'" traced/err)" = 3 ]
+    ;;
+device-output)
+    # VRAMTRACE_OUTPUT naming a character device: no trace, nothing created beside it.
+    settings="VRAMTRACE_OUTPUT=/dev/null"
+    run plain "" "$prog" alloc 3
+    run traced "$lib" "$prog" alloc 3
+    same
+    check "no /dev/null.*: $(ls /dev/null.* 2>&1)" [ -z "$(ls /dev/null.* 2>/dev/null)" ]
+    check "the exit line says no trace: $(cat traced/err)" grep -q "trace 'none'\$" traced/err
+    check "one line on stderr" [ "$(wc -l <traced/err)" = 1 ]
+    "$vt" run -o /dev/null -- "$prog" alloc 1 >out 2>err
+    check "run -o /dev/null: exit 0, $(cat err)" [ $? -eq 0 ]
+    check "run -o /dev/null: no /dev/null.*" [ -z "$(ls /dev/null.* 2>/dev/null)" ]
+    rm -f /dev/null.*vtr 2>/dev/null
+    ;;
+odd-path)
+    # A path with a newline and an escape sequence is printed escaped, on one line.
+    odd=$(printf '%s/traced/a\nb\033[31m.vtr' "$tmp")
+    shown='a\nb\x1b[31m.vtr'
+    (cd traced && env -i PATH="$PATH" LD_LIBRARY_PATH="$sim" LD_PRELOAD="$lib" \
+        VRAMTRACE_OUTPUT="$odd" "$prog" alloc 1 >out 2>err)
+    check "the trace is written" [ -f "$odd" ]
+    check "the exit line is one line: $(cat traced/err)" [ "$(wc -l <traced/err)" = 1 ]
+    check "and shows the path escaped" grep -qF "$shown'" traced/err
+    "$vt" run -o "$odd" -- "$prog" alloc 1 >out 2>err
+    check "run's last line shows it escaped: $(tail -n 1 err)" \
+        [ "$(tail -n 1 err)" = "vramtrace: trace in '$tmp/traced/$shown'" ]
+    check "run: two lines in all" [ "$(wc -l <err)" = 2 ]
+    ;;
 *)
     echo "harm.sh: unknown case '$case_'" >&2
     exit 2
