@@ -42,18 +42,6 @@
 #define CU_NOT_FOUND CUDA_ERROR_NOT_FOUND
 #define RT_NOT_FOUND cudaErrorSharedObjectSymbolNotFound
 
-/* VT_CALL_FREE(call): VT_CALL for a free, whose recording after the call (free_end) usually has
- * nothing to do (the FREE was written before the call): cancellation is disabled again only
- * when it has. */
-#define VT_CALL_FREE(call)                                                                         \
-    __extension__({                                                                                \
-        vt_in_hook = VT_HOOK_CALLING;                                                              \
-        vt_record_end();                                                                           \
-        __typeof__(call) vt_rc_ = (call);                                                          \
-        vt_in_hook = VT_HOOK_RECORDING;                                                            \
-        vt_rc_;                                                                                    \
-    })
-
 /* The end of every shim: errno as the real call left it, guard released, the program's
  * cancellation state back. */
 static inline void vt_leave(int saved_errno)
@@ -61,16 +49,6 @@ static inline void vt_leave(int saved_errno)
     errno = saved_errno;
     vt_in_hook = 0;
     vt_record_end();
-}
-
-/* vt_track_free_end after VT_CALL_FREE: nothing to do (the usual case), or the recording, with
- * cancellation disabled. */
-static inline void free_end(vt_free_t *f, bool ok, vt_api_t api)
-{
-    if (!(ok && f->recorded)) {
-        vt_record_begin();
-        vt_track_free_end_rest(f, ok, api);
-    }
 }
 
 enum device_from { DEVICE_CURRENT, DEVICE_OF_POINTER, DEVICE_HOST };
@@ -123,11 +101,15 @@ __attribute__((noinline)) static bool sample_meminfo(int device, bool force, uin
 }
 
 /* Records what an allocation call did: memory when it succeeded with an address and a size,
- * a failure otherwise (errors, NULL results, zero sizes). */
+ * a failure otherwise (errors, NULL results, zero sizes). pending_bytes: what the shim added to
+ * vt_inflight_bytes before the real call (device memory; 0 for the other series), taken back
+ * here whatever the outcome. */
 static void record_alloc(int rc, vt_series_t series, enum device_from from, uint64_t key,
-                         uint64_t size_bytes, vt_api_t api)
+                         uint64_t size_bytes, vt_api_t api, uint64_t pending_bytes)
 {
     if (rc != 0 || !key || !size_bytes) {
+        if (pending_bytes)
+            vt_inflight_sub(pending_bytes);
         /* Out of memory (2 in both the driver's and the runtime's codes) gets its call-site:
          * the OOM record and the analyzer's post-mortem need it. */
         vt_callsite_t cs = {0, VT_CAT_UNKNOWN};
@@ -147,8 +129,11 @@ static void record_alloc(int rc, vt_series_t series, enum device_from from, uint
     }
     /* vramtrace_pause(): allocations made now are not tracked; their frees, later, count as
      * unmatched, never as negative memory. */
-    if (vt_is_paused())
+    if (vt_is_paused()) {
+        if (pending_bytes)
+            vt_inflight_sub(pending_bytes);
         return;
+    }
     int device = 0;
     if (from == DEVICE_OF_POINTER)
         device = vt_device_of_pointer(key);
@@ -157,7 +142,8 @@ static void record_alloc(int rc, vt_series_t series, enum device_from from, uint
     vt_callsite_t cs;
     vt_callsite_take(&cs, api);
     /* The allocation's own timestamp paces the samples: one clock read per event. */
-    uint64_t t_ns = vt_track_alloc_at(series, device, key, size_bytes, api, &cs);
+    uint64_t t_ns =
+        vt_track_alloc_pending_at(series, device, key, size_bytes, api, &cs, pending_bytes);
     uint64_t free_bytes, total_bytes;
     if (series == VT_SERIES_DEVICE && from == DEVICE_CURRENT && meminfo_due(device, t_ns) &&
         sample_meminfo(device, false, t_ns, &free_bytes, &total_bytes))
@@ -298,10 +284,11 @@ VT_EXPORT CUresult cuGetProcAddress(const char *symbol, void **pfn, int cudaVers
 VT_EXPORT CUresult cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytesize)
 {
     VT_ENTER(cuMemAlloc_v2, CU_NOT_FOUND, (dptr, bytesize));
+    vt_inflight_add(bytesize);
     CUresult rc = VT_CALL(real(dptr, bytesize));
     int saved_errno = errno;
     record_alloc(rc, VT_SERIES_DEVICE, DEVICE_CURRENT, rc ? 0 : *dptr, bytesize,
-                 VT_API_cuMemAlloc_v2);
+                 VT_API_cuMemAlloc_v2, bytesize);
     vt_leave(saved_errno);
     return rc;
 }
@@ -311,10 +298,12 @@ VT_EXPORT CUresult cuMemAllocPitch_v2(CUdeviceptr *dptr, size_t *pPitch, size_t 
 {
     VT_ENTER(cuMemAllocPitch_v2, CU_NOT_FOUND,
              (dptr, pPitch, WidthInBytes, Height, ElementSizeBytes));
+    uint64_t pending_bytes = (uint64_t)WidthInBytes * Height;
+    vt_inflight_add(pending_bytes);
     CUresult rc = VT_CALL(real(dptr, pPitch, WidthInBytes, Height, ElementSizeBytes));
     int saved_errno = errno;
     record_alloc(rc, VT_SERIES_DEVICE, DEVICE_CURRENT, rc ? 0 : *dptr,
-                 rc ? 0 : (uint64_t)*pPitch * Height, VT_API_cuMemAllocPitch_v2);
+                 rc ? 0 : (uint64_t)*pPitch * Height, VT_API_cuMemAllocPitch_v2, pending_bytes);
     vt_leave(saved_errno);
     return rc;
 }
@@ -325,20 +314,20 @@ VT_EXPORT CUresult cuMemAllocManaged(CUdeviceptr *dptr, size_t bytesize, unsigne
     CUresult rc = VT_CALL(real(dptr, bytesize, flags));
     int saved_errno = errno;
     record_alloc(rc, VT_SERIES_MANAGED, DEVICE_CURRENT, rc ? 0 : *dptr, bytesize,
-                 VT_API_cuMemAllocManaged);
+                 VT_API_cuMemAllocManaged, 0);
     vt_leave(saved_errno);
     return rc;
 }
 
-/* A free: out of the table before the real call (hook rule 9), back in if it fails. */
+/* A free: marked before the real call, counted out once it has returned (track.c). */
 static CUresult free_device(__typeof__(&cuMemFree_v2) real, CUdeviceptr dptr, vt_api_t api)
 {
     vt_free_t f;
     vt_record_begin();
     vt_track_free_begin_at(DEVICE_SERIES, dptr, api, &f);
-    CUresult rc = VT_CALL_FREE(real(dptr));
+    CUresult rc = VT_CALL(real(dptr));
     int saved_errno = errno;
-    free_end(&f, rc == CUDA_SUCCESS, api);
+    vt_track_free_end(&f, rc == CUDA_SUCCESS, api);
     vt_leave(saved_errno);
     return rc;
 }
@@ -357,7 +346,7 @@ VT_EXPORT CUresult cuMemHostAlloc(void **pp, size_t bytesize, unsigned int Flags
     CUresult rc = VT_CALL(real(pp, bytesize, Flags));
     int saved_errno = errno;
     record_alloc(rc, VT_SERIES_PINNED, DEVICE_HOST, rc ? 0 : (uint64_t)*pp, bytesize,
-                 VT_API_cuMemHostAlloc);
+                 VT_API_cuMemHostAlloc, 0);
     vt_leave(saved_errno);
     return rc;
 }
@@ -368,7 +357,7 @@ VT_EXPORT CUresult cuMemAllocHost_v2(void **pp, size_t bytesize)
     CUresult rc = VT_CALL(real(pp, bytesize));
     int saved_errno = errno;
     record_alloc(rc, VT_SERIES_PINNED, DEVICE_HOST, rc ? 0 : (uint64_t)*pp, bytesize,
-                 VT_API_cuMemAllocHost_v2);
+                 VT_API_cuMemAllocHost_v2, 0);
     vt_leave(saved_errno);
     return rc;
 }
@@ -379,7 +368,7 @@ VT_EXPORT CUresult cuMemHostRegister_v2(void *p, size_t bytesize, unsigned int F
     CUresult rc = VT_CALL(real(p, bytesize, Flags));
     int saved_errno = errno;
     record_alloc(rc, VT_SERIES_PINNED, DEVICE_HOST, (uint64_t)p, bytesize,
-                 VT_API_cuMemHostRegister_v2);
+                 VT_API_cuMemHostRegister_v2, 0);
     vt_leave(saved_errno);
     return rc;
 }
@@ -390,9 +379,9 @@ static CUresult free_pinned(CUresult (*real)(void *), void *p, vt_api_t api)
     vt_free_t f;
     vt_record_begin();
     vt_track_free_begin_at(PINNED_SERIES, (uint64_t)p, api, &f);
-    CUresult rc = VT_CALL_FREE(real(p));
+    CUresult rc = VT_CALL(real(p));
     int saved_errno = errno;
-    free_end(&f, rc == CUDA_SUCCESS, api);
+    vt_track_free_end(&f, rc == CUDA_SUCCESS, api);
     vt_leave(saved_errno);
     return rc;
 }
@@ -416,9 +405,10 @@ VT_EXPORT CUresult cuMemHostUnregister(void *p)
 static CUresult alloc_async(__typeof__(&cuMemAllocAsync) real, CUdeviceptr *dptr, size_t bytesize,
                             CUstream hStream, vt_api_t api)
 {
+    vt_inflight_add(bytesize);
     CUresult rc = VT_CALL(real(dptr, bytesize, hStream));
     int saved_errno = errno;
-    record_alloc(rc, VT_SERIES_DEVICE, DEVICE_OF_POINTER, rc ? 0 : *dptr, bytesize, api);
+    record_alloc(rc, VT_SERIES_DEVICE, DEVICE_OF_POINTER, rc ? 0 : *dptr, bytesize, api, bytesize);
     vt_leave(saved_errno);
     return rc;
 }
@@ -426,9 +416,10 @@ static CUresult alloc_async(__typeof__(&cuMemAllocAsync) real, CUdeviceptr *dptr
 static CUresult alloc_from_pool(__typeof__(&cuMemAllocFromPoolAsync) real, CUdeviceptr *dptr,
                                 size_t bytesize, CUmemoryPool pool, CUstream hStream, vt_api_t api)
 {
+    vt_inflight_add(bytesize);
     CUresult rc = VT_CALL(real(dptr, bytesize, pool, hStream));
     int saved_errno = errno;
-    record_alloc(rc, VT_SERIES_DEVICE, DEVICE_OF_POINTER, rc ? 0 : *dptr, bytesize, api);
+    record_alloc(rc, VT_SERIES_DEVICE, DEVICE_OF_POINTER, rc ? 0 : *dptr, bytesize, api, bytesize);
     vt_leave(saved_errno);
     return rc;
 }
@@ -466,9 +457,9 @@ static CUresult free_async(__typeof__(&cuMemFreeAsync) real, CUdeviceptr dptr, C
     vt_free_t f;
     vt_record_begin();
     vt_track_free_begin_at(DEVICE_SERIES, dptr, api, &f);
-    CUresult rc = VT_CALL_FREE(real(dptr, hStream));
+    CUresult rc = VT_CALL(real(dptr, hStream));
     int saved_errno = errno;
-    free_end(&f, rc == CUDA_SUCCESS, api);
+    vt_track_free_end(&f, rc == CUDA_SUCCESS, api);
     vt_leave(saved_errno);
     return rc;
 }
@@ -491,18 +482,23 @@ VT_EXPORT CUresult cuMemCreate(CUmemGenericAllocationHandle *handle, size_t size
                                const CUmemAllocationProp *prop, unsigned long long flags)
 {
     VT_ENTER(cuMemCreate, CU_NOT_FOUND, (handle, size, prop, flags));
+    /* HOST, HOST_NUMA and HOST_NUMA_CURRENT locations are page-locked host memory (NCCL's cuMem
+     * host path), not device memory. */
+    bool on_device = prop && prop->location.type == CU_MEM_LOCATION_TYPE_DEVICE;
+    uint64_t pending_bytes = on_device ? size : 0;
+    vt_inflight_add(pending_bytes);
     CUresult rc = VT_CALL(real(handle, size, prop, flags));
     int saved_errno = errno;
     if (rc == CUDA_SUCCESS && !vt_is_paused()) {
-        /* HOST, HOST_NUMA and HOST_NUMA_CURRENT locations are page-locked host memory
-         * (NCCL's cuMem host path), not device memory. */
-        bool on_device = prop->location.type == CU_MEM_LOCATION_TYPE_DEVICE;
         vt_callsite_t cs;
         vt_callsite_take(&cs, VT_API_cuMemCreate);
         vt_track_vmm_create_at(*handle, size, on_device ? VT_SERIES_DEVICE : VT_SERIES_PINNED,
-                               on_device ? prop->location.id : 0, VT_API_cuMemCreate, &cs);
+                               on_device ? prop->location.id : 0, VT_API_cuMemCreate, &cs,
+                               pending_bytes);
     } else {
-        vt_track_failed(VT_API_cuMemCreate);
+        vt_inflight_sub(pending_bytes);
+        if (rc != CUDA_SUCCESS)
+            vt_track_failed(VT_API_cuMemCreate);
     }
     vt_leave(saved_errno);
     return rc;
@@ -579,12 +575,13 @@ VT_EXPORT CUresult cuMemAddressFree(CUdeviceptr ptr, size_t size)
 VT_EXPORT CUresult cuArrayCreate_v2(CUarray *pHandle, const CUDA_ARRAY_DESCRIPTOR *pAllocateArray)
 {
     VT_ENTER(cuArrayCreate_v2, CU_NOT_FOUND, (pHandle, pAllocateArray));
+    const CUDA_ARRAY_DESCRIPTOR *d = pAllocateArray;
+    uint64_t size_bytes = d ? array_bytes(d->Width, d->Height, 0, d->Format, d->NumChannels) : 0;
+    vt_inflight_add(size_bytes);
     CUresult rc = VT_CALL(real(pHandle, pAllocateArray));
     int saved_errno = errno;
-    const CUDA_ARRAY_DESCRIPTOR *d = pAllocateArray;
-    record_alloc(rc, VT_SERIES_DEVICE, DEVICE_CURRENT, rc ? 0 : (uint64_t)*pHandle,
-                 rc ? 0 : array_bytes(d->Width, d->Height, 0, d->Format, d->NumChannels),
-                 VT_API_cuArrayCreate_v2);
+    record_alloc(rc, VT_SERIES_DEVICE, DEVICE_CURRENT, rc ? 0 : (uint64_t)*pHandle, size_bytes,
+                 VT_API_cuArrayCreate_v2, size_bytes);
     vt_leave(saved_errno);
     return rc;
 }
@@ -593,12 +590,14 @@ VT_EXPORT CUresult cuArray3DCreate_v2(CUarray *pHandle,
                                       const CUDA_ARRAY3D_DESCRIPTOR *pAllocateArray)
 {
     VT_ENTER(cuArray3DCreate_v2, CU_NOT_FOUND, (pHandle, pAllocateArray));
+    const CUDA_ARRAY3D_DESCRIPTOR *d = pAllocateArray;
+    uint64_t size_bytes =
+        d ? array_bytes(d->Width, d->Height, d->Depth, d->Format, d->NumChannels) : 0;
+    vt_inflight_add(size_bytes);
     CUresult rc = VT_CALL(real(pHandle, pAllocateArray));
     int saved_errno = errno;
-    const CUDA_ARRAY3D_DESCRIPTOR *d = pAllocateArray;
-    record_alloc(rc, VT_SERIES_DEVICE, DEVICE_CURRENT, rc ? 0 : (uint64_t)*pHandle,
-                 rc ? 0 : array_bytes(d->Width, d->Height, d->Depth, d->Format, d->NumChannels),
-                 VT_API_cuArray3DCreate_v2);
+    record_alloc(rc, VT_SERIES_DEVICE, DEVICE_CURRENT, rc ? 0 : (uint64_t)*pHandle, size_bytes,
+                 VT_API_cuArray3DCreate_v2, size_bytes);
     vt_leave(saved_errno);
     return rc;
 }
@@ -609,10 +608,8 @@ VT_EXPORT CUresult cuMipmappedArrayCreate(CUmipmappedArray *pHandle,
                                           unsigned int numMipmapLevels)
 {
     VT_ENTER(cuMipmappedArrayCreate, CU_NOT_FOUND, (pHandle, pMipmappedArrayDesc, numMipmapLevels));
-    CUresult rc = VT_CALL(real(pHandle, pMipmappedArrayDesc, numMipmapLevels));
-    int saved_errno = errno;
     uint64_t total = 0;
-    if (rc == CUDA_SUCCESS) {
+    if (pMipmappedArrayDesc) {
         const CUDA_ARRAY3D_DESCRIPTOR *d = pMipmappedArrayDesc;
         size_t w = d->Width, h = d->Height, z = d->Depth;
         for (unsigned level = 0; level < numMipmapLevels; level++) {
@@ -622,8 +619,11 @@ VT_EXPORT CUresult cuMipmappedArrayCreate(CUmipmappedArray *pHandle,
             z = z > 1 ? z / 2 : z;
         }
     }
+    vt_inflight_add(total);
+    CUresult rc = VT_CALL(real(pHandle, pMipmappedArrayDesc, numMipmapLevels));
+    int saved_errno = errno;
     record_alloc(rc, VT_SERIES_DEVICE, DEVICE_CURRENT, rc ? 0 : (uint64_t)*pHandle, total,
-                 VT_API_cuMipmappedArrayCreate);
+                 VT_API_cuMipmappedArrayCreate, total);
     vt_leave(saved_errno);
     return rc;
 }
@@ -638,7 +638,7 @@ static void free_array_begin(const void *handle, vt_api_t api, vt_free_t *f)
 static void free_array_end(vt_free_t *f, CUresult rc, vt_api_t api)
 {
     int saved_errno = errno;
-    free_end(f, rc == CUDA_SUCCESS, api);
+    vt_track_free_end(f, rc == CUDA_SUCCESS, api);
     vt_leave(saved_errno);
 }
 
@@ -647,7 +647,7 @@ VT_EXPORT CUresult cuArrayDestroy(CUarray hArray)
     VT_ENTER(cuArrayDestroy, CU_NOT_FOUND, (hArray));
     vt_free_t f;
     free_array_begin(hArray, VT_API_cuArrayDestroy, &f);
-    CUresult rc = VT_CALL_FREE(real(hArray));
+    CUresult rc = VT_CALL(real(hArray));
     free_array_end(&f, rc, VT_API_cuArrayDestroy);
     return rc;
 }
@@ -657,7 +657,7 @@ VT_EXPORT CUresult cuMipmappedArrayDestroy(CUmipmappedArray hMipmappedArray)
     VT_ENTER(cuMipmappedArrayDestroy, CU_NOT_FOUND, (hMipmappedArray));
     vt_free_t f;
     free_array_begin(hMipmappedArray, VT_API_cuMipmappedArrayDestroy, &f);
-    CUresult rc = VT_CALL_FREE(real(hMipmappedArray));
+    CUresult rc = VT_CALL(real(hMipmappedArray));
     free_array_end(&f, rc, VT_API_cuMipmappedArrayDestroy);
     return rc;
 }
@@ -670,7 +670,7 @@ static void record_ipc_open(CUresult rc, CUdeviceptr dptr, vt_api_t api)
     __typeof__(&cuMemGetAddressRange_v2) range = VT_REAL(cuMemGetAddressRange_v2);
     if (rc == CUDA_SUCCESS && range && range(NULL, &size_bytes, dptr) != CUDA_SUCCESS)
         size_bytes = 0;
-    record_alloc(rc, VT_SERIES_IMPORTED, DEVICE_CURRENT, dptr, size_bytes, api);
+    record_alloc(rc, VT_SERIES_IMPORTED, DEVICE_CURRENT, dptr, size_bytes, api, 0);
 }
 
 VT_EXPORT CUresult cuIpcOpenMemHandle(CUdeviceptr *pdptr, CUipcMemHandle handle, unsigned int Flags)
@@ -700,9 +700,9 @@ VT_EXPORT CUresult cuIpcCloseMemHandle(CUdeviceptr dptr)
     vt_free_t f;
     vt_record_begin();
     vt_track_free_begin_at(VT_MASK(VT_SERIES_IMPORTED), dptr, VT_API_cuIpcCloseMemHandle, &f);
-    CUresult rc = VT_CALL_FREE(real(dptr));
+    CUresult rc = VT_CALL(real(dptr));
     int saved_errno = errno;
-    free_end(&f, rc == CUDA_SUCCESS, VT_API_cuIpcCloseMemHandle);
+    vt_track_free_end(&f, rc == CUDA_SUCCESS, VT_API_cuIpcCloseMemHandle);
     vt_leave(saved_errno);
     return rc;
 }
@@ -798,10 +798,11 @@ VT_EXPORT CUresult cuDevicePrimaryCtxRelease_v2(CUdevice dev)
 VT_EXPORT cudaError_t cudaMalloc(void **devPtr, size_t size)
 {
     VT_ENTER(cudaMalloc, RT_NOT_FOUND, (devPtr, size));
+    vt_inflight_add(size);
     cudaError_t rc = VT_CALL(real(devPtr, size));
     int saved_errno = errno;
     record_alloc(rc, VT_SERIES_DEVICE, DEVICE_CURRENT, rc ? 0 : (uint64_t)*devPtr, size,
-                 VT_API_cudaMalloc);
+                 VT_API_cudaMalloc, size);
     vt_leave(saved_errno);
     return rc;
 }
@@ -809,10 +810,12 @@ VT_EXPORT cudaError_t cudaMalloc(void **devPtr, size_t size)
 VT_EXPORT cudaError_t cudaMallocPitch(void **devPtr, size_t *pitch, size_t width, size_t height)
 {
     VT_ENTER(cudaMallocPitch, RT_NOT_FOUND, (devPtr, pitch, width, height));
+    uint64_t pending_bytes = (uint64_t)width * height;
+    vt_inflight_add(pending_bytes);
     cudaError_t rc = VT_CALL(real(devPtr, pitch, width, height));
     int saved_errno = errno;
     record_alloc(rc, VT_SERIES_DEVICE, DEVICE_CURRENT, rc ? 0 : (uint64_t)*devPtr,
-                 rc ? 0 : (uint64_t)*pitch * height, VT_API_cudaMallocPitch);
+                 rc ? 0 : (uint64_t)*pitch * height, VT_API_cudaMallocPitch, pending_bytes);
     vt_leave(saved_errno);
     return rc;
 }
@@ -820,12 +823,14 @@ VT_EXPORT cudaError_t cudaMallocPitch(void **devPtr, size_t *pitch, size_t width
 VT_EXPORT cudaError_t cudaMalloc3D(struct cudaPitchedPtr *pitchedDevPtr, struct cudaExtent extent)
 {
     VT_ENTER(cudaMalloc3D, RT_NOT_FOUND, (pitchedDevPtr, extent));
-    cudaError_t rc = VT_CALL(real(pitchedDevPtr, extent));
-    int saved_errno = errno;
     uint64_t rows =
         (uint64_t)(extent.height ? extent.height : 1) * (extent.depth ? extent.depth : 1);
+    uint64_t pending_bytes = extent.width * rows;
+    vt_inflight_add(pending_bytes);
+    cudaError_t rc = VT_CALL(real(pitchedDevPtr, extent));
+    int saved_errno = errno;
     record_alloc(rc, VT_SERIES_DEVICE, DEVICE_CURRENT, rc ? 0 : (uint64_t)pitchedDevPtr->ptr,
-                 rc ? 0 : pitchedDevPtr->pitch * rows, VT_API_cudaMalloc3D);
+                 rc ? 0 : pitchedDevPtr->pitch * rows, VT_API_cudaMalloc3D, pending_bytes);
     vt_leave(saved_errno);
     return rc;
 }
@@ -834,11 +839,13 @@ VT_EXPORT cudaError_t cudaMallocArray(cudaArray_t *array, const struct cudaChann
                                       size_t width, size_t height, unsigned int flags)
 {
     VT_ENTER(cudaMallocArray, RT_NOT_FOUND, (array, desc, width, height, flags));
+    uint64_t elem_bits = desc ? (uint64_t)(desc->x + desc->y + desc->z + desc->w) : 0;
+    uint64_t size_bytes = elem_bits / 8 * width * (height ? height : 1);
+    vt_inflight_add(size_bytes);
     cudaError_t rc = VT_CALL(real(array, desc, width, height, flags));
     int saved_errno = errno;
-    uint64_t elem_bits = rc ? 0 : (uint64_t)(desc->x + desc->y + desc->z + desc->w);
-    record_alloc(rc, VT_SERIES_DEVICE, DEVICE_CURRENT, rc ? 0 : (uint64_t)*array,
-                 elem_bits / 8 * width * (height ? height : 1), VT_API_cudaMallocArray);
+    record_alloc(rc, VT_SERIES_DEVICE, DEVICE_CURRENT, rc ? 0 : (uint64_t)*array, size_bytes,
+                 VT_API_cudaMallocArray, size_bytes);
     vt_leave(saved_errno);
     return rc;
 }
@@ -849,7 +856,7 @@ VT_EXPORT cudaError_t cudaMallocManaged(void **devPtr, size_t size, unsigned int
     cudaError_t rc = VT_CALL(real(devPtr, size, flags));
     int saved_errno = errno;
     record_alloc(rc, VT_SERIES_MANAGED, DEVICE_CURRENT, rc ? 0 : (uint64_t)*devPtr, size,
-                 VT_API_cudaMallocManaged);
+                 VT_API_cudaMallocManaged, 0);
     vt_leave(saved_errno);
     return rc;
 }
@@ -860,7 +867,7 @@ VT_EXPORT cudaError_t cudaMallocHost(void **ptr, size_t size)
     cudaError_t rc = VT_CALL(real(ptr, size));
     int saved_errno = errno;
     record_alloc(rc, VT_SERIES_PINNED, DEVICE_HOST, rc ? 0 : (uint64_t)*ptr, size,
-                 VT_API_cudaMallocHost);
+                 VT_API_cudaMallocHost, 0);
     vt_leave(saved_errno);
     return rc;
 }
@@ -871,7 +878,7 @@ VT_EXPORT cudaError_t cudaHostAlloc(void **pHost, size_t size, unsigned int flag
     cudaError_t rc = VT_CALL(real(pHost, size, flags));
     int saved_errno = errno;
     record_alloc(rc, VT_SERIES_PINNED, DEVICE_HOST, rc ? 0 : (uint64_t)*pHost, size,
-                 VT_API_cudaHostAlloc);
+                 VT_API_cudaHostAlloc, 0);
     vt_leave(saved_errno);
     return rc;
 }
@@ -881,7 +888,8 @@ VT_EXPORT cudaError_t cudaHostRegister(void *ptr, size_t size, unsigned int flag
     VT_ENTER(cudaHostRegister, RT_NOT_FOUND, (ptr, size, flags));
     cudaError_t rc = VT_CALL(real(ptr, size, flags));
     int saved_errno = errno;
-    record_alloc(rc, VT_SERIES_PINNED, DEVICE_HOST, (uint64_t)ptr, size, VT_API_cudaHostRegister);
+    record_alloc(rc, VT_SERIES_PINNED, DEVICE_HOST, (uint64_t)ptr, size, VT_API_cudaHostRegister,
+                 0);
     vt_leave(saved_errno);
     return rc;
 }
@@ -889,9 +897,11 @@ VT_EXPORT cudaError_t cudaHostRegister(void *ptr, size_t size, unsigned int flag
 static cudaError_t rt_alloc_async(__typeof__(&cudaMallocAsync) real, void **devPtr, size_t size,
                                   cudaStream_t hStream, vt_api_t api)
 {
+    vt_inflight_add(size);
     cudaError_t rc = VT_CALL(real(devPtr, size, hStream));
     int saved_errno = errno;
-    record_alloc(rc, VT_SERIES_DEVICE, DEVICE_OF_POINTER, rc ? 0 : (uint64_t)*devPtr, size, api);
+    record_alloc(rc, VT_SERIES_DEVICE, DEVICE_OF_POINTER, rc ? 0 : (uint64_t)*devPtr, size, api,
+                 size);
     vt_leave(saved_errno);
     return rc;
 }
@@ -900,9 +910,10 @@ static cudaError_t rt_alloc_from_pool(__typeof__(&cudaMallocFromPoolAsync) real,
                                       size_t size, cudaMemPool_t memPool, cudaStream_t stream,
                                       vt_api_t api)
 {
+    vt_inflight_add(size);
     cudaError_t rc = VT_CALL(real(ptr, size, memPool, stream));
     int saved_errno = errno;
-    record_alloc(rc, VT_SERIES_DEVICE, DEVICE_OF_POINTER, rc ? 0 : (uint64_t)*ptr, size, api);
+    record_alloc(rc, VT_SERIES_DEVICE, DEVICE_OF_POINTER, rc ? 0 : (uint64_t)*ptr, size, api, size);
     vt_leave(saved_errno);
     return rc;
 }
@@ -940,7 +951,6 @@ static void rt_free_begin(unsigned series_mask, const void *p, vt_api_t api, vt_
 {
     vt_record_begin();
     f->found = false;
-    f->recorded = false;
     if (p)
         vt_track_free_begin_at(series_mask, (uint64_t)p, api, f);
 }
@@ -948,7 +958,7 @@ static void rt_free_begin(unsigned series_mask, const void *p, vt_api_t api, vt_
 static void rt_free_end(vt_free_t *f, const void *p, cudaError_t rc, vt_api_t api)
 {
     if (p) {
-        free_end(f, RT_OK(rc), api);
+        vt_track_free_end(f, RT_OK(rc), api);
     } else if (!RT_OK(rc)) {
         vt_record_begin();
         vt_track_failed(api);
@@ -960,7 +970,7 @@ VT_EXPORT cudaError_t cudaFree(void *devPtr)
     VT_ENTER(cudaFree, RT_NOT_FOUND, (devPtr));
     vt_free_t f;
     rt_free_begin(DEVICE_SERIES, devPtr, VT_API_cudaFree, &f);
-    cudaError_t rc = VT_CALL_FREE(real(devPtr));
+    cudaError_t rc = VT_CALL(real(devPtr));
     int saved_errno = errno;
     rt_free_end(&f, devPtr, rc, VT_API_cudaFree);
     vt_leave(saved_errno);
@@ -972,7 +982,7 @@ VT_EXPORT cudaError_t cudaFreeArray(cudaArray_t array)
     VT_ENTER(cudaFreeArray, RT_NOT_FOUND, (array));
     vt_free_t f;
     rt_free_begin(VT_MASK(VT_SERIES_DEVICE), array, VT_API_cudaFreeArray, &f);
-    cudaError_t rc = VT_CALL_FREE(real(array));
+    cudaError_t rc = VT_CALL(real(array));
     int saved_errno = errno;
     rt_free_end(&f, array, rc, VT_API_cudaFreeArray);
     vt_leave(saved_errno);
@@ -984,7 +994,7 @@ VT_EXPORT cudaError_t cudaFreeHost(void *ptr)
     VT_ENTER(cudaFreeHost, RT_NOT_FOUND, (ptr));
     vt_free_t f;
     rt_free_begin(PINNED_SERIES, ptr, VT_API_cudaFreeHost, &f);
-    cudaError_t rc = VT_CALL_FREE(real(ptr));
+    cudaError_t rc = VT_CALL(real(ptr));
     int saved_errno = errno;
     rt_free_end(&f, ptr, rc, VT_API_cudaFreeHost);
     vt_leave(saved_errno);
@@ -996,7 +1006,7 @@ VT_EXPORT cudaError_t cudaHostUnregister(void *ptr)
     VT_ENTER(cudaHostUnregister, RT_NOT_FOUND, (ptr));
     vt_free_t f;
     rt_free_begin(PINNED_SERIES, ptr, VT_API_cudaHostUnregister, &f);
-    cudaError_t rc = VT_CALL_FREE(real(ptr));
+    cudaError_t rc = VT_CALL(real(ptr));
     int saved_errno = errno;
     rt_free_end(&f, ptr, rc, VT_API_cudaHostUnregister);
     vt_leave(saved_errno);
@@ -1008,7 +1018,7 @@ VT_EXPORT cudaError_t cudaFreeAsync(void *devPtr, cudaStream_t hStream)
     VT_ENTER(cudaFreeAsync, RT_NOT_FOUND, (devPtr, hStream));
     vt_free_t f;
     rt_free_begin(DEVICE_SERIES, devPtr, VT_API_cudaFreeAsync, &f);
-    cudaError_t rc = VT_CALL_FREE(real(devPtr, hStream));
+    cudaError_t rc = VT_CALL(real(devPtr, hStream));
     int saved_errno = errno;
     rt_free_end(&f, devPtr, rc, VT_API_cudaFreeAsync);
     vt_leave(saved_errno);
@@ -1020,7 +1030,7 @@ VT_EXPORT cudaError_t cudaFreeAsync_ptsz(void *devPtr, cudaStream_t hStream)
     VT_ENTER(cudaFreeAsync_ptsz, RT_NOT_FOUND, (devPtr, hStream));
     vt_free_t f;
     rt_free_begin(DEVICE_SERIES, devPtr, VT_API_cudaFreeAsync_ptsz, &f);
-    cudaError_t rc = VT_CALL_FREE(real(devPtr, hStream));
+    cudaError_t rc = VT_CALL(real(devPtr, hStream));
     int saved_errno = errno;
     rt_free_end(&f, devPtr, rc, VT_API_cudaFreeAsync_ptsz);
     vt_leave(saved_errno);

@@ -138,12 +138,39 @@ static void count_in(const vt_alloc_t *a)
     }
 }
 
+uint64_t vt_inflight_bytes;
+static uint64_t next_serial; /* vt_lock held */
+
+/* Device d's live bytes are about to fall while inflight_bytes of allocation calls are in
+ * flight: any of those may already hold its memory, so the device may have held live +
+ * inflight_bytes just now. Raises the peak to that when it is higher, and writes the INFLIGHT
+ * record that lets a reader do the same. Calls that do not overlap never get here (a thread's
+ * own allocation is recorded before it can free), so the peak stays exact for them. vt_lock
+ * held. */
+__attribute__((noinline)) static void count_inflight(int device, uint64_t inflight_bytes)
+{
+    vt_series_stats_t *s = &stats[VT_SERIES_DEVICE][device];
+    if (s->live_bytes + inflight_bytes <= s->peak_bytes)
+        return;
+    s->peak_bytes = s->live_bytes + inflight_bytes;
+    s->peak_t_ns = vt_now_ns();
+    for (int cat = 0; cat < VT_CAT_COUNT; cat++)
+        peak_by_category[device][cat] = cat_stats[device][cat].live_bytes;
+    peak_by_category[device][VT_CAT_UNKNOWN] += inflight_bytes; /* no call-site yet */
+    vt_writer_inflight(device, inflight_bytes);
+}
+
 static inline __attribute__((always_inline)) void count_out(const vt_alloc_t *a)
 {
     if (a->series < 0)
         return;
     int device = clamp_device(a->device);
     vt_series_stats_t *s = &stats[a->series][device];
+    if (a->series == VT_SERIES_DEVICE) {
+        uint64_t inflight_bytes = __atomic_load_n(&vt_inflight_bytes, __ATOMIC_SEQ_CST);
+        if (VT_UNLIKELY(inflight_bytes))
+            count_inflight(device, inflight_bytes);
+    }
     s->live_bytes -= a->size_bytes;
     s->n_frees++;
     if (a->series == VT_SERIES_DEVICE) {
@@ -154,33 +181,23 @@ static inline __attribute__((always_inline)) void count_out(const vt_alloc_t *a)
     }
 }
 
-/* Undoes count_out for an entry put back after a failed free. vt_lock held. */
-static void uncount_out(const vt_alloc_t *a)
-{
-    if (a->series < 0)
-        return;
-    int device = clamp_device(a->device);
-    stats[a->series][device].live_bytes += a->size_bytes;
-    stats[a->series][device].n_frees--;
-    if (a->series == VT_SERIES_DEVICE) {
-        vt_series_stats_t *c =
-            &cat_stats[device][a->category < VT_CAT_COUNT ? a->category : VT_CAT_UNKNOWN];
-        c->live_bytes += a->size_bytes;
-        c->n_frees--;
-    }
-}
-
-/* Inserts an entry and counts it; an address already live (an allocation we missed the free
- * of, e.g. a context teardown) is replaced. vt_lock held. */
-static void insert_counted(const vt_alloc_t *proto, bool implicit)
+/* Inserts an entry and counts it. An address already live is replaced: either its free is in
+ * flight on another thread (the real free has returned, since the driver handed the address
+ * out again, but its end has not run yet), and its FREE is written now, for that call, before
+ * this ALLOC; or we missed its free (e.g. a context teardown), an implicit FREE. vt_lock
+ * held. */
+static void insert_counted(vt_alloc_t *proto, bool implicit)
 {
     vt_alloc_t *old = vt_table_find(proto->space, proto->key);
     if (old) {
+        bool freeing = old->space < VT_SERIES_COUNT && old->n_freeing;
         count_out(old);
-        vt_writer_free(old->series, old->key, old->space == VT_SPACE_VMM_HANDLE, false, true,
-                       proto->api);
+        vt_writer_free(old->series, old->key, old->space == VT_SPACE_VMM_HANDLE, false, !freeing,
+                       freeing ? (vt_api_t)old->free_api : proto->api);
         vt_table_remove(old);
     }
+    if (proto->space != VT_SPACE_VMM_MAP)
+        proto->serial = ++next_serial;
     if (!vt_table_insert(proto)) {
         totals.n_dropped++;
         return;
@@ -212,24 +229,30 @@ static void fill_proto(vt_alloc_t *a, uint32_t space, int series, int device, ui
 uint64_t vt_track_alloc_at(vt_series_t series, int device, uint64_t key, uint64_t size_bytes,
                            vt_api_t api, const vt_callsite_t *cs)
 {
+    return vt_track_alloc_pending_at(series, device, key, size_bytes, api, cs, 0);
+}
+
+uint64_t vt_track_alloc_pending_at(vt_series_t series, int device, uint64_t key,
+                                   uint64_t size_bytes, vt_api_t api, const vt_callsite_t *cs,
+                                   uint64_t pending_bytes)
+{
     vt_alloc_t proto;
     fill_proto(&proto, series, series, device, key, size_bytes, api, cs);
     vt_lock_take();
+    /* Before the insert: a replaced entry's count_out sees the other calls in flight only. */
+    if (pending_bytes)
+        vt_inflight_sub(pending_bytes);
     insert_counted(&proto, false);
     totals.n_allocs++;
     vt_lock_give();
     return proto.t_ns;
 }
 
-/* vt_track_free_begin_at: takes key out of the first series of series_mask (VT_MASK bits)
- * that holds it, before the real free runs, keeping a copy in *f so vt_track_free_end can put
- * it back if the free fails. With an API (not VT_API_NONE) the free is also counted and its
- * FREE written now, before the real free (hook rule 9, heaptrack): the driver cannot have handed
- * the address to another thread yet, so that thread's ALLOC of it always follows this FREE in
- * the trace (written after the real free, it could precede it, and a reader would then drop
- * the new allocation), and a successful free, the usual case, takes vt_lock once instead of
- * twice. A free that then fails writes the entry back as an implicit ALLOC (vt_track_free_end).
- * An address not found is recorded by vt_track_free_end, once the outcome is known. */
+/* vt_track_free_begin_at: finds key in the first series of series_mask (VT_MASK bits) that
+ * holds it, before the real free runs, and marks it as being freed by api; it stays live and
+ * counted until the real free has returned (vt_track_free_end): until then the device may
+ * still hold it. An address not found is recorded by vt_track_free_end, once the outcome is
+ * known. */
 void vt_track_free_begin_at(unsigned series_mask, uint64_t key, vt_api_t api, vt_free_t *f)
 {
     vt_lock_take();
@@ -244,47 +267,41 @@ void vt_track_free_begin_at(unsigned series_mask, uint64_t key, vt_api_t api, vt
         a = vt_table_find(series, key);
     }
     f->found = a != NULL;
-    f->recorded = a != NULL && api != VT_API_NONE;
     if (a) {
-        /* The fields only: the copy is put back with vt_table_insert, which copies them. */
+        a->n_freeing++;
+        a->free_api = (uint16_t)api;
+        /* The fields only: end needs the series, space and serial. */
         __builtin_memcpy(&f->saved, a, VT_ALLOC_FIELD_BYTES);
-        count_out(a);
-        vt_table_remove(a);
-        if (f->recorded) {
-            totals.n_frees++;
-            vt_writer_free(f->saved.series, key, false, false, false, api);
-        }
     }
     vt_lock_give();
 }
 
-/* vt_track_free_end_rest: vt_track_free_end (vt_internal.h) when something is left to do. ok
- * is the real free's success. A failed free restores the entry and counts a failure; a
- * successful free of an address never seen counts as unmatched, never as negative memory. */
-void vt_track_free_end_rest(vt_free_t *f, bool ok, vt_api_t api)
+/* vt_track_free_end: after the real free; ok is its success. A successful free counts the entry
+ * out and writes its FREE, unless another thread's allocation of the same address did it first
+ * (insert_counted) or the entry went with its context; a failed one leaves it live. So of two
+ * threads freeing one pointer, exactly one FREE is written, by the one whose real free worked,
+ * and nothing is put back. A successful free of an address never seen counts as unmatched,
+ * never as negative memory. */
+void vt_track_free_end(vt_free_t *f, bool ok, vt_api_t api)
 {
-    if (ok && f->recorded)
-        return;
     vt_lock_take();
+    vt_alloc_t *a = NULL;
+    if (f->found) {
+        a = vt_table_find(f->saved.space, f->saved.key);
+        if (a && a->serial != f->saved.serial)
+            a = NULL; /* another allocation of the same address: not ours */
+        if (a)
+            a->n_freeing--;
+    }
     if (!ok) {
         totals.n_failed++;
-        if (f->recorded)
-            totals.n_frees--;
-        if (f->found && !vt_table_find(f->saved.space, f->saved.key) &&
-            vt_table_insert(&f->saved)) {
-            uncount_out(&f->saved); /* back as it was: not a new allocation */
-            if (f->recorded) {
-                /* The trace already has its FREE: the memory is live again there too, as an
-                 * implicit ALLOC (no allocation call made it) of the same entry, now. */
-                vt_alloc_t again;
-                __builtin_memcpy(&again, &f->saved, VT_ALLOC_FIELD_BYTES);
-                again.t_ns = vt_now_ns();
-                vt_writer_alloc(&again, true);
-            }
-        }
     } else if (f->found) {
         totals.n_frees++;
-        vt_writer_free(f->saved.series, f->saved.key, false, false, false, api);
+        if (a) {
+            count_out(a);
+            vt_writer_free(a->series, a->key, false, false, false, api);
+            vt_table_remove(a);
+        }
     } else {
         totals.n_unmatched_frees++;
         vt_writer_free(f->series < 0 ? 0 : f->series, f->key, false, true, false, api);
@@ -339,12 +356,14 @@ void vt_track_phase_pop(void)
 /* ---- VMM: physical handles count from cuMemCreate until the last release and unmap ------ */
 
 void vt_track_vmm_create_at(uint64_t handle, uint64_t size_bytes, vt_series_t series, int device,
-                            vt_api_t api, const vt_callsite_t *cs)
+                            vt_api_t api, const vt_callsite_t *cs, uint64_t pending_bytes)
 {
     vt_alloc_t proto;
     fill_proto(&proto, VT_SPACE_VMM_HANDLE, series, device, handle, size_bytes, api, cs);
     proto.refcount = 1;
     vt_lock_take();
+    if (pending_bytes)
+        vt_inflight_sub(pending_bytes);
     insert_counted(&proto, false);
     totals.n_allocs++;
     vt_lock_give();
@@ -371,19 +390,17 @@ static void vmm_maybe_release(vt_alloc_t *a, vt_api_t api)
     }
 }
 
+/* A release takes its reference when the real release has returned (vt_track_vmm_release_end):
+ * until then the handle's memory is still held. Begin only notes which handle it is. */
 void vt_track_vmm_release_begin(uint64_t handle, vt_free_t *f)
 {
     vt_lock_take();
     f->key = handle;
     f->series = VT_SERIES_DEVICE;
-    f->recorded = false;
     vt_alloc_t *a = vt_table_find(VT_SPACE_VMM_HANDLE, handle);
     f->found = a != NULL && a->refcount > 0;
-    if (f->found) {
-        f->saved = *a;
-        a->refcount--;
-        vmm_maybe_release(a, VT_API_cuMemRelease);
-    }
+    if (f->found)
+        __builtin_memcpy(&f->saved, a, VT_ALLOC_FIELD_BYTES);
     vt_lock_give();
 }
 
@@ -392,16 +409,13 @@ void vt_track_vmm_release_end(vt_free_t *f, bool ok, vt_api_t api)
     vt_lock_take();
     if (!ok) {
         totals.n_failed++;
-        if (f->found) {
-            vt_alloc_t *a = vt_table_find(VT_SPACE_VMM_HANDLE, f->saved.key);
-            if (a) {
-                a->refcount++;
-            } else if (vt_table_insert(&f->saved)) {
-                uncount_out(&f->saved);
-                totals.n_frees--;
-            }
+    } else if (f->found) {
+        vt_alloc_t *a = vt_table_find(VT_SPACE_VMM_HANDLE, f->key);
+        if (a && a->serial == f->saved.serial && a->refcount > 0) {
+            a->refcount--;
+            vmm_maybe_release(a, api);
         }
-    } else if (!f->found) {
+    } else {
         totals.n_unmatched_frees++;
         vt_writer_free(VT_SERIES_DEVICE, f->key, true, true, false, api);
     }

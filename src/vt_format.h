@@ -53,7 +53,7 @@
 #define VT_FORMAT_MAGIC          "VRAMTRC"
 #define VT_FORMAT_MAGIC_BYTES    8
 #define VT_FORMAT_MAJOR          1
-#define VT_FORMAT_MINOR          2
+#define VT_FORMAT_MINOR          3
 #define VT_FORMAT_PREAMBLE_BYTES 16
 #define VT_FORMAT_CHUNK_BYTES    (1u << 20) /* records never straddle these boundaries */
 
@@ -136,6 +136,12 @@ typedef enum vt_record_type_e {
      * varint by_category[VT_CAT_COUNT] at that peak: the library's own peaks, written at exit
      * when the trace was capped, so the peak survives the cap. */
     VT_REC_PEAK = 65,
+    /* Format 1.3: varint device · varint inflight_bytes: written just before a record that
+     * lowers the device's live bytes, while inflight_bytes of allocation calls had begun and not
+     * been recorded yet (the writer's own threads): the device may have held live +
+     * inflight_bytes just before it, and a reader's device peak counts that. Written only when
+     * it raises the peak, so never when calls do not overlap. */
+    VT_REC_INFLIGHT = 66,
 } vt_record_type_t;
 
 /* The flags byte of ALLOC and FREE. The series are VT_SERIES_* below. The "address" of an

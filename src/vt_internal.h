@@ -238,13 +238,24 @@ typedef struct vt_alloc_s {
     uint64_t t_ns;  /* when it was allocated */
     int32_t device; /* device ordinal; 0 for host series */
     uint32_t tid;
-    uint16_t api;                     /* vt_api_t that made it */
-    int8_t series;                    /* the series its bytes count in, or -1 (VMM mappings) */
-    uint8_t category;                 /* reserved for categories */
-    uint32_t stack_id;                /* reserved for call-sites */
-    uint32_t refcount;                /* VMM handles: cuMemCreate + retains − releases */
-    uint32_t n_mappings;              /* VMM handles: live cuMemMap ranges */
-    uint64_t vmm_handle;              /* VMM mappings: the handle mapped */
+    uint16_t api;      /* vt_api_t that made it */
+    int8_t series;     /* the series its bytes count in, or -1 (VMM mappings) */
+    uint8_t category;  /* reserved for categories */
+    uint32_t stack_id; /* reserved for call-sites */
+    union {
+        struct {
+            uint32_t refcount;   /* VMM handles: cuMemCreate + retains − releases */
+            uint32_t n_mappings; /* VMM handles: live cuMemMap ranges */
+        };
+        struct {
+            uint32_t n_freeing; /* addresses: free calls in flight (begun, not yet returned) */
+            uint16_t free_api;  /* addresses: the vt_api_t of the latest free call begun */
+        };
+    };
+    union {
+        uint64_t vmm_handle; /* VMM mappings: the handle mapped */
+        uint64_t serial;     /* the others: which allocation of its key this is (insert order) */
+    };
     struct vt_alloc_s *prev_, *next_; /* the table's insertion order (table.c only) */
 } vt_alloc_t;
 /* The bytes of an entry that hold its fields: what a prototype sets and the table copies. */
@@ -281,22 +292,43 @@ typedef struct vt_totals_s {
     uint64_t n_dropped;         /* events lost because the table could not grow */
 } vt_totals_t;
 
-/* A free in two steps around the real call (hook rule 9): begin removes the entry before the
- * driver can hand the address out again, and (given the API) records the FREE; end commits or
- * puts it back. */
+/* A free in two steps around the real call: begin marks the entry as being freed (it stays
+ * live and counted: the device still holds it), end, once the real free has returned, counts
+ * it out and writes the FREE, or leaves it live when the free failed. Should the driver hand
+ * the address to another thread before end runs, that thread's allocation writes this FREE
+ * first (insert_counted), so the trace stays a valid sequence. */
 typedef struct vt_free_s {
     bool found;
-    bool recorded; /* the FREE was written by begin: end has nothing to do when the free worked */
-    int series;    /* the first series looked in (the trace's series of an unmatched free) */
-    uint64_t key;  /* what was freed */
-    vt_alloc_t saved;
+    int series;       /* the first series looked in (the trace's series of an unmatched free) */
+    uint64_t key;     /* what was freed */
+    vt_alloc_t saved; /* the entry as begin found it (its serial identifies it at end) */
 } vt_free_t;
+
+/* Bytes of device allocation calls in flight: added before the real call, taken back when the
+ * allocation is recorded (or failed). While some are, a record that lowers a device's live
+ * bytes first raises its peak to live + in flight (an INFLIGHT record) when that is higher: the
+ * device may have held them all at once. An atomic outside vt_lock, so the shims add to it
+ * without a lock round trip. */
+extern uint64_t vt_inflight_bytes;
+static inline void vt_inflight_add(uint64_t bytes)
+{
+    __atomic_fetch_add(&vt_inflight_bytes, bytes, __ATOMIC_SEQ_CST);
+}
+static inline void vt_inflight_sub(uint64_t bytes)
+{
+    __atomic_fetch_sub(&vt_inflight_bytes, bytes, __ATOMIC_SEQ_CST);
+}
 
 uint64_t vt_now_ns(void);
 typedef struct vt_callsite_s vt_callsite_t;
 /* vt_track_alloc_at returns the allocation's timestamp (vt_now_ns). */
 uint64_t vt_track_alloc_at(vt_series_t series, int device, uint64_t key, uint64_t size_bytes,
                            vt_api_t api, const vt_callsite_t *cs);
+/* The same for an allocation whose pending_bytes were added to vt_inflight_bytes before the
+ * real call: taken back under vt_lock as the allocation is counted, so no moment lacks both. */
+uint64_t vt_track_alloc_pending_at(vt_series_t series, int device, uint64_t key,
+                                   uint64_t size_bytes, vt_api_t api, const vt_callsite_t *cs,
+                                   uint64_t pending_bytes);
 /* Without a call-site (category unknown): the tests' shorthand. */
 static inline void vt_track_alloc(vt_series_t series, int device, uint64_t key, uint64_t size_bytes,
                                   vt_api_t api)
@@ -305,19 +337,12 @@ static inline void vt_track_alloc(vt_series_t series, int device, uint64_t key, 
 }
 #define VT_MASK(series) (1u << (series))
 void vt_track_free_begin_at(unsigned series_mask, uint64_t key, vt_api_t api, vt_free_t *f);
-/* Without the API: the FREE is written by vt_track_free_end (a third lock round trip). */
 static inline void vt_track_free_begin(unsigned series_mask, uint64_t key, vt_free_t *f)
 {
     vt_track_free_begin_at(series_mask, key, VT_API_NONE, f);
 }
-void vt_track_free_end_rest(vt_free_t *f, bool ok, vt_api_t api);
-/* vt_track_free_end: ok is the real free's success; nothing left to do (no call, no lock) when
- * it worked and begin wrote the FREE, the usual case. */
-static inline void vt_track_free_end(vt_free_t *f, bool ok, vt_api_t api)
-{
-    if (!(ok && f->recorded))
-        vt_track_free_end_rest(f, ok, api);
-}
+/* vt_track_free_end: ok is the real free's success. */
+void vt_track_free_end(vt_free_t *f, bool ok, vt_api_t api);
 void vt_track_failed_at(vt_api_t api, uint64_t requested_bytes, int error, int device,
                         const vt_callsite_t *cs, uint64_t free_bytes, uint64_t total_bytes);
 static inline void vt_track_failed(vt_api_t api)
@@ -327,12 +352,13 @@ static inline void vt_track_failed(vt_api_t api)
 void vt_track_meminfo(int device, uint64_t free_bytes, uint64_t total_bytes);
 void vt_track_label(int record_type, const char *label); /* VT_REC_MARK, VT_REC_PHASE_PUSH */
 void vt_track_phase_pop(void);
+/* pending_bytes: as vt_track_alloc_pending_at */
 void vt_track_vmm_create_at(uint64_t handle, uint64_t size_bytes, vt_series_t series, int device,
-                            vt_api_t api, const vt_callsite_t *cs);
+                            vt_api_t api, const vt_callsite_t *cs, uint64_t pending_bytes);
 static inline void vt_track_vmm_create(uint64_t handle, uint64_t size_bytes, vt_series_t series,
                                        int device, vt_api_t api)
 {
-    vt_track_vmm_create_at(handle, size_bytes, series, device, api, NULL);
+    vt_track_vmm_create_at(handle, size_bytes, series, device, api, NULL, 0);
 }
 void vt_track_vmm_retain(uint64_t handle);
 void vt_track_vmm_release_begin(uint64_t handle, vt_free_t *f);
@@ -484,6 +510,7 @@ void vt_writer_close(const vt_totals_t *totals);
 bool vt_writer_capped(void);
 void vt_writer_peak(int series, int device, uint64_t peak_bytes, uint64_t peak_t_ns,
                     const uint64_t by_category[VT_CAT_COUNT]);
+void vt_writer_inflight(int device, uint64_t inflight_bytes);
 const char *vt_writer_path(void);                /* the trace's path once opened, else NULL */
 const char *vt_writer_path_shown(bool *partial); /* escaped; partial: stopped early */
 void vt_writer_after_fork_child(void);

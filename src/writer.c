@@ -880,6 +880,23 @@ void vt_writer_peak(int series, int device, uint64_t peak_bytes, uint64_t peak_t
     commit(rec, VT_REC_PEAK, b - 1 + n);
 }
 
+/* An INFLIGHT extension record: device's live bytes are about to fall while inflight_bytes of
+ * allocation calls are in flight (track.c count_inflight). */
+void vt_writer_inflight(int device, uint64_t inflight_bytes)
+{
+    if (!ready())
+        return;
+    uint8_t body[20];
+    size_t n = vt_put_varint(body, (uint64_t)device);
+    n += vt_put_varint(body + n, inflight_bytes);
+    uint8_t *rec = reserve(10 + n);
+    if (!rec)
+        return;
+    size_t b = 1 + vt_put_varint(rec + 1, n);
+    memcpy(rec + b, body, n);
+    commit(rec, VT_REC_INFLIGHT, b - 1 + n);
+}
+
 /* The END record and the file trimmed to what was written; the trace is then closed. */
 void vt_writer_close(const vt_totals_t *t)
 {

@@ -289,6 +289,23 @@ static void apply_peak(vt_analysis_t *a, const vt_event_t *ev)
     d->n_peak_freed = 0; /* no live set at this peak: nothing to keep */
 }
 
+/* An INFLIGHT record: just before a record that lowers the device's live bytes, allocation
+ * calls of inflight_bytes were in flight, so the device may have held live + inflight_bytes. A
+ * peak from it is a peak from events (the live set at it is the one now); the bytes in flight
+ * have no call-site yet and count as unknown. */
+static void apply_inflight(vt_analysis_t *a, const vt_reader_t *r, const vt_event_t *ev)
+{
+    vt_device_stats_t *d = device_stats(a, ev->u.inflight.device);
+    if (!d || d->live_bytes + ev->u.inflight.inflight_bytes <= d->peak_bytes)
+        return;
+    d->peak_bytes = d->live_bytes + ev->u.inflight.inflight_bytes;
+    d->peak_t_ns = r->t_ns;
+    d->peak_record = r->n_records;
+    memcpy(d->peak_by_category, d->live_by_category, sizeof(d->peak_by_category));
+    d->peak_by_category[VT_CAT_UNKNOWN] += ev->u.inflight.inflight_bytes;
+    new_peak_set(d);
+}
+
 int vt_analysis_apply(vt_analysis_t *a, vt_reader_t *r, const vt_event_t *ev)
 {
     int recategorized = -1;
@@ -337,6 +354,9 @@ int vt_analysis_apply(vt_analysis_t *a, vt_reader_t *r, const vt_event_t *ev)
         break;
     case VT_REC_PEAK:
         apply_peak(a, ev);
+        break;
+    case VT_REC_INFLIGHT:
+        apply_inflight(a, r, ev);
         break;
     default:
         break;

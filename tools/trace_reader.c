@@ -587,11 +587,14 @@ int vt_reader_next(vt_reader_t *r, vt_event_t *ev)
     if (t >= VT_REC_FIRST_EXTENSION) {
         ev->u.ext.body_len = get_u(&c);
         const uint8_t *body = get_bytes(&c, ev->u.ext.body_len);
-        if (!c.bad && (t == VT_REC_CAPPED || t == VT_REC_PEAK)) {
+        if (!c.bad && (t == VT_REC_CAPPED || t == VT_REC_PEAK || t == VT_REC_INFLIGHT)) {
             /* Known extensions: decode within their body; extra bytes are a later minor's. */
             cur_t bc = {.p = body, .end = body + ev->u.ext.body_len};
             if (t == VT_REC_CAPPED) {
                 ev->u.capped.limit_bytes = get_u(&bc);
+            } else if (t == VT_REC_INFLIGHT) {
+                ev->u.inflight.device = get_u32(&bc, "device");
+                ev->u.inflight.inflight_bytes = get_u(&bc);
             } else {
                 ev->u.peak.series = get_u32(&bc, "series");
                 ev->u.peak.device = get_u32(&bc, "device");

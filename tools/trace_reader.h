@@ -97,6 +97,10 @@ typedef struct vt_event_s {
             uint64_t peak_bytes, peak_t_ns;
             uint64_t by_category[VT_CAT_COUNT];
         } peak;
+        struct {
+            uint32_t device;
+            uint64_t inflight_bytes;
+        } inflight;
     } u;
 } vt_event_t;
 

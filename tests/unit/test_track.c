@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* The accounting core (src/track.c) called directly, with exact answers from vt_track_stats and
  * vt_track_totals after every step: allocations and frees per series and device, the peak and
- * its time, unmatched and failed frees (a failed free puts back exactly what it took), the
+ * its time, unmatched and failed frees (a failed free leaves the entry as it was), frees in
+ * flight (double frees, an address reused before the free's end), allocations in flight, the
  * series mask of a free, a missed free, the VMM handle life cycle (references, mappings, failed
  * releases, host-located handles), graph memory, a context teardown, the fork child, arena
  * exhaustion through the vt_arena_map seam, and 8 threads at once. Every figure the exit summary
@@ -204,26 +205,27 @@ static void test_unmatched_and_failed_free(void)
     CHECK_TOTALS("failed unknown free", 0, 0, 1, 1, 0);
     VT_CHECK_EQ("nothing inserted", vt_table_count(), 0);
 
-    /* A failed free puts back exactly what it took. */
+    /* A failed free leaves the entry exactly as it was: it never left. */
     vt_track_reset();
     vt_track_alloc(VT_SERIES_DEVICE, 1, 0x7000, 4096, ALLOC);
     vt_alloc_t before = *vt_table_find(VT_SERIES_DEVICE, 0x7000);
     vt_track_free_begin(DEV, 0x7000, &f);
     VT_CHECK("begin finds it", f.found);
     VT_CHECK_EQ("begin keeps a copy", f.saved.size_bytes, 4096);
-    VT_CHECK("out of the table during the real call", !vt_table_find(VT_SERIES_DEVICE, 0x7000));
-    CHECK_SERIES("out of the series during the call", VT_SERIES_DEVICE, 1, 0, 4096, 1, 1);
+    VT_CHECK("in the table during the real call", vt_table_find(VT_SERIES_DEVICE, 0x7000));
+    CHECK_SERIES("counted during the call", VT_SERIES_DEVICE, 1, 4096, 4096, 1, 0);
     vt_track_free_end(&f, false, VT_API_cuMemFree_v2);
-    CHECK_SERIES("restored", VT_SERIES_DEVICE, 1, 4096, 4096, 1, 0);
+    CHECK_SERIES("unchanged", VT_SERIES_DEVICE, 1, 4096, 4096, 1, 0);
     CHECK_TOTALS("failed free", 1, 0, 1, 0, 0);
     vt_alloc_t *after = vt_table_find(VT_SERIES_DEVICE, 0x7000);
-    VT_CHECK("back in the table", after != NULL);
+    VT_CHECK("still in the table", after != NULL);
     if (after) {
         VT_CHECK_EQ("same size", after->size_bytes, before.size_bytes);
         VT_CHECK_EQ("same time", after->t_ns, before.t_ns);
         VT_CHECK_EQ("same device", after->device, before.device);
         VT_CHECK_EQ("same api", after->api, before.api);
         VT_CHECK_EQ("same tid", after->tid, before.tid);
+        VT_CHECK_EQ("no free in flight", after->n_freeing, 0);
     }
     VT_CHECK_EQ("one entry", vt_table_count(), 1);
     /* ...and the next free of it works normally. */
@@ -232,51 +234,104 @@ static void test_unmatched_and_failed_free(void)
     CHECK_TOTALS("freed", 1, 1, 1, 0, 0);
 }
 
-/* The shims' free (vt_track_free_begin_at with the API): the FREE is counted and written by
- * begin, before the real call, and end has nothing left to do when the free worked; a failure
- * takes the count back and restores the entry exactly; an unknown address is decided by end. */
-static void test_free_recorded_early(void)
+/* The shims' free: begin marks, end (after the real free) counts out and writes; two threads
+ * freeing one pointer (both begin before either ends, in both orders of success and end):
+ * exactly one free is counted, the entry leaves once, and nothing comes back. */
+static void test_free_in_flight(void)
 {
     vt_track_reset();
     vt_track_alloc(VT_SERIES_DEVICE, 2, 0xa000, 8192, ALLOC);
     vt_free_t f;
     vt_track_free_begin_at(DEV, 0xa000, VT_API_cuMemFree_v2, &f);
     VT_CHECK("found", f.found);
-    VT_CHECK("recorded by begin", f.recorded);
-    CHECK_TOTALS("counted by begin, before the real free", 1, 1, 0, 0, 0);
-    CHECK_SERIES("out during the call", VT_SERIES_DEVICE, 2, 0, 8192, 1, 1);
+    CHECK_TOTALS("nothing counted before the real free", 1, 0, 0, 0, 0);
+    CHECK_SERIES("still live during the call", VT_SERIES_DEVICE, 2, 8192, 8192, 1, 0);
     vt_track_free_end(&f, true, VT_API_cuMemFree_v2);
-    CHECK_TOTALS("end adds nothing", 1, 1, 0, 0, 0);
+    CHECK_TOTALS("counted by end", 1, 1, 0, 0, 0);
+    CHECK_SERIES("out after the call", VT_SERIES_DEVICE, 2, 0, 8192, 1, 1);
     VT_CHECK_EQ("table empty", vt_table_count(), 0);
 
-    /* A failed free: the count goes back, the entry comes back as it was. */
-    vt_track_alloc(VT_SERIES_DEVICE, 2, 0xb000, 4096, ALLOC);
-    vt_alloc_t before = *vt_table_find(VT_SERIES_DEVICE, 0xb000);
-    vt_track_free_begin_at(DEV, 0xb000, VT_API_cuMemFree_v2, &f);
-    CHECK_TOTALS("counted before the failure", 2, 2, 0, 0, 0);
-    vt_track_free_end(&f, false, VT_API_cuMemFree_v2);
-    CHECK_TOTALS("failure takes the free back", 2, 1, 1, 0, 0);
-    CHECK_SERIES("restored", VT_SERIES_DEVICE, 2, 4096, 8192, 2, 1);
-    vt_alloc_t *after = vt_table_find(VT_SERIES_DEVICE, 0xb000);
-    VT_CHECK("back in the table", after != NULL);
-    if (after) {
-        VT_CHECK_EQ("same size", after->size_bytes, before.size_bytes);
-        VT_CHECK_EQ("same time", after->t_ns, before.t_ns);
-        VT_CHECK_EQ("same api", after->api, before.api);
+    for (int order = 0; order < 4; order++) {
+        vt_track_reset();
+        vt_track_alloc(VT_SERIES_DEVICE, 0, 0xb000, 4096, ALLOC);
+        vt_free_t f1, f2;
+        vt_track_free_begin_at(DEV, 0xb000, VT_API_cuMemFree_v2, &f1);
+        vt_track_free_begin_at(DEV, 0xb000, VT_API_cudaFree, &f2);
+        bool first_wins = order & 1, winner_ends_first = order & 2;
+        vt_free_t *win = first_wins ? &f1 : &f2, *lose = first_wins ? &f2 : &f1;
+        if (winner_ends_first) {
+            vt_track_free_end(win, true, VT_API_cuMemFree_v2);
+            vt_track_free_end(lose, false, VT_API_cuMemFree_v2);
+        } else {
+            vt_track_free_end(lose, false, VT_API_cuMemFree_v2);
+            CHECK_SERIES("double free: the loser ends first, still live", VT_SERIES_DEVICE, 0, 4096,
+                         4096, 1, 0);
+            vt_track_free_end(win, true, VT_API_cuMemFree_v2);
+        }
+        CHECK_TOTALS("double free: one free, one failure", 1, 1, 1, 0, 0);
+        CHECK_SERIES("double free: gone once", VT_SERIES_DEVICE, 0, 0, 4096, 1, 1);
+        VT_CHECK_EQ("double free: no phantom", vt_table_count(), 0);
     }
-    vt_track_free_begin_at(DEV, 0xb000, VT_API_cuMemFree_v2, &f);
-    vt_track_free_end(&f, true, VT_API_cuMemFree_v2);
-    CHECK_TOTALS("then freed", 2, 2, 1, 0, 0);
 
-    /* Unknown addresses: nothing recorded by begin; end counts an unmatched free, or a failure. */
-    vt_track_free_begin_at(DEV, 0xdead000, VT_API_cuMemFree_v2, &f);
-    VT_CHECK("unknown: not recorded by begin", !f.found && !f.recorded);
+    /* The address handed to another thread before the free's end: that allocation replaces
+     * the entry (the FREE is written for the free in flight), and the free's end leaves the
+     * new allocation alone. */
+    vt_track_reset();
+    vt_track_alloc(VT_SERIES_DEVICE, 0, 0xc000, 1024, ALLOC);
+    vt_track_free_begin_at(DEV, 0xc000, VT_API_cuMemFree_v2, &f);
+    vt_track_alloc(VT_SERIES_DEVICE, 0, 0xc000, 2048, ALLOC);
+    CHECK_SERIES("reused: the old one out, the new one in", VT_SERIES_DEVICE, 0, 2048, 2048, 2, 1);
+    vt_free_t f2;
+    vt_track_free_begin_at(DEV, 0xc000, VT_API_cuMemFree_v2, &f2); /* the new one's free begins */
     vt_track_free_end(&f, true, VT_API_cuMemFree_v2);
-    CHECK_TOTALS("unmatched", 2, 2, 1, 1, 0);
+    CHECK_SERIES("the old free's end leaves the new one", VT_SERIES_DEVICE, 0, 2048, 2048, 2, 1);
+    VT_CHECK_EQ("one entry", vt_table_count(), 1);
+    vt_track_free_end(&f2, true, VT_API_cuMemFree_v2);
+    CHECK_SERIES("then the new one goes", VT_SERIES_DEVICE, 0, 0, 2048, 2, 2);
+    CHECK_TOTALS("two allocs, two frees", 2, 2, 0, 0, 0);
+
+    /* Unknown addresses: end counts an unmatched free, or a failure. */
+    vt_track_free_begin_at(DEV, 0xdead000, VT_API_cuMemFree_v2, &f);
+    VT_CHECK("unknown: not found", !f.found);
+    vt_track_free_end(&f, true, VT_API_cuMemFree_v2);
+    CHECK_TOTALS("unmatched", 2, 2, 0, 1, 0);
     vt_track_free_begin_at(DEV, 0xdead000, VT_API_cuMemFree_v2, &f);
     vt_track_free_end(&f, false, VT_API_cuMemFree_v2);
-    CHECK_TOTALS("failed unknown", 2, 2, 2, 1, 0);
+    CHECK_TOTALS("failed unknown", 2, 2, 1, 1, 0);
     VT_CHECK_EQ("nothing inserted", vt_table_count(), 0);
+}
+
+/* Allocation calls in flight: a record that lowers the live bytes while some are raises the
+ * peak to live + in flight (the device may have held them all); with none in flight, or when
+ * it is not higher, the peak is the live bytes' own. */
+static void test_inflight_peak(void)
+{
+    vt_track_reset();
+    vt_track_alloc(VT_SERIES_DEVICE, 0, 0x1000, 100, ALLOC);
+    vt_track_alloc(VT_SERIES_DEVICE, 0, 0x2000, 50, ALLOC);
+    VT_CHECK("free", free_ok(DEV, 0x2000));
+    CHECK_SERIES("nothing in flight: exact", VT_SERIES_DEVICE, 0, 100, 150, 2, 1);
+    /* Another thread's allocation of 70 is in flight (its real call may have returned). */
+    vt_inflight_add(70);
+    vt_track_alloc(VT_SERIES_DEVICE, 0, 0x3000, 10, ALLOC); /* 110 live */
+    VT_CHECK("free while 70 in flight", free_ok(DEV, 0x3000));
+    CHECK_SERIES("peak 110 + 70", VT_SERIES_DEVICE, 0, 100, 180, 3, 2);
+    uint64_t at_peak[VT_CAT_COUNT];
+    vt_track_peak_by_category(0, at_peak);
+    VT_CHECK_EQ("in flight bytes have no call-site yet", at_peak[VT_CAT_UNKNOWN], 180);
+    VT_CHECK("free below the peak", free_ok(DEV, 0x1000));
+    CHECK_SERIES("not higher: peak kept", VT_SERIES_DEVICE, 0, 0, 180, 3, 3);
+    /* The call in flight is recorded: its bytes leave the in-flight total as they come in. */
+    vt_track_alloc_pending_at(VT_SERIES_DEVICE, 0, 0x4000, 70, ALLOC, NULL, 70);
+    VT_CHECK_EQ("none in flight", __atomic_load_n(&vt_inflight_bytes, __ATOMIC_SEQ_CST), 0);
+    VT_CHECK("free", free_ok(DEV, 0x4000));
+    CHECK_SERIES("exact again", VT_SERIES_DEVICE, 0, 0, 180, 4, 4);
+    /* Host series are not device memory: no in-flight peak there. */
+    vt_inflight_add(1000);
+    vt_track_alloc(VT_SERIES_PINNED, 0, 0x5000, 10, VT_API_cuMemHostAlloc);
+    VT_CHECK("pinned free", free_ok(VT_MASK(VT_SERIES_PINNED), 0x5000));
+    CHECK_SERIES("pinned exact", VT_SERIES_PINNED, 0, 0, 10, 1, 1);
+    vt_inflight_sub(1000);
 }
 
 /* A free with several series (cuMemFree frees device and managed memory alike) finds the key in
@@ -398,24 +453,25 @@ static void test_vmm(void)
     CHECK_TOTALS("all released", 2, 2, 0, 0, 0);
     VT_CHECK_EQ("empty", vt_table_count(), 0);
 
-    /* A failed release restores the reference it took... */
+    /* A release takes its reference when the real release has returned; a failed one takes
+     * none... */
     vt_track_reset();
     vt_track_vmm_create(0x55, MIB, VT_SERIES_DEVICE, 0, VT_API_cuMemCreate);
     vt_track_vmm_retain(0x55);
     vt_free_t f;
     vt_track_vmm_release_begin(0x55, &f);
-    VT_CHECK_EQ("begin drops one", vt_table_find(VT_SPACE_VMM_HANDLE, 0x55)->refcount, 1);
+    VT_CHECK_EQ("begin keeps it", vt_table_find(VT_SPACE_VMM_HANDLE, 0x55)->refcount, 2);
     vt_track_vmm_release_end(&f, false, VT_API_cuMemRelease);
-    VT_CHECK_EQ("failed: refcount back", vt_table_find(VT_SPACE_VMM_HANDLE, 0x55)->refcount, 2);
+    VT_CHECK_EQ("failed: refcount kept", vt_table_find(VT_SPACE_VMM_HANDLE, 0x55)->refcount, 2);
     CHECK_SERIES("failed: still counted", VT_SERIES_DEVICE, 0, MIB, MIB, 1, 0);
     CHECK_TOTALS("failed release", 1, 0, 1, 0, 0);
-    /* ...and a failed last release restores the handle and its bytes exactly. */
+    /* ...and during a last release the handle and its bytes stay until it has returned. */
     vt_track_reset();
     vt_track_vmm_create(0x66, 4 * MIB, VT_SERIES_DEVICE, 2, VT_API_cuMemCreate);
     vt_track_vmm_release_begin(0x66, &f);
     VT_CHECK("last release: found", f.found);
-    CHECK_SERIES("during the last release", VT_SERIES_DEVICE, 2, 0, 4 * MIB, 1, 1);
-    CHECK_TOTALS("during the last release", 1, 1, 0, 0, 0);
+    CHECK_SERIES("during the last release", VT_SERIES_DEVICE, 2, 4 * MIB, 4 * MIB, 1, 0);
+    CHECK_TOTALS("during the last release", 1, 0, 0, 0, 0);
     vt_track_vmm_release_end(&f, false, VT_API_cuMemRelease);
     CHECK_SERIES("failed last release", VT_SERIES_DEVICE, 2, 4 * MIB, 4 * MIB, 1, 0);
     CHECK_TOTALS("failed last release", 1, 0, 1, 0, 0);
@@ -697,7 +753,8 @@ int main(void)
     test_alloc_free();
     test_peak();
     test_unmatched_and_failed_free();
-    test_free_recorded_early();
+    test_free_in_flight();
+    test_inflight_peak();
     test_free_mask();
     test_realloc_live_key();
     test_vmm();
