@@ -100,6 +100,37 @@ __attribute__((noinline)) static bool sample_meminfo(int device, bool force, uin
     return true;
 }
 
+/* The DEVICE record of device, once per trace: what the real driver says of it, asked outside
+ * vt_lock (device queries, no runtime call, so the runtime's error state is untouched). */
+static void describe_device(int device)
+{
+    if (VT_LIKELY(vt_track_device_described(device)))
+        return;
+    vt_device_info_t info;
+    __builtin_memset(&info, 0, sizeof info);
+    __typeof__(&cuDeviceGetName) get_name = VT_REAL(cuDeviceGetName);
+    __typeof__(&cuDeviceTotalMem_v2) get_total = VT_REAL(cuDeviceTotalMem_v2);
+    __typeof__(&cuDeviceGetUuid_v2) get_uuid = VT_REAL(cuDeviceGetUuid_v2);
+    __typeof__(&cuDeviceGetPCIBusId) get_pci = VT_REAL(cuDeviceGetPCIBusId);
+    if (!get_name || get_name(info.name, (int)sizeof info.name - 1, device) != CUDA_SUCCESS)
+        info.name[0] = '\0';
+    size_t total_bytes = 0;
+    if (get_total && get_total(&total_bytes, device) == CUDA_SUCCESS)
+        info.total_bytes = total_bytes;
+    CUuuid uuid;
+    if (get_uuid && get_uuid(&uuid, device) == CUDA_SUCCESS) {
+        const unsigned char *u = (const unsigned char *)uuid.bytes;
+        vt_fmt(info.uuid, sizeof info.uuid,
+               "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", u[0],
+               u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13],
+               u[14], u[15]);
+    }
+    if (!get_pci ||
+        get_pci(info.pci_bus_id, (int)sizeof info.pci_bus_id - 1, device) != CUDA_SUCCESS)
+        info.pci_bus_id[0] = '\0';
+    vt_track_device(device, &info);
+}
+
 /* Records what an allocation call did: memory when it succeeded with an address and a size,
  * a failure otherwise (errors, NULL results, zero sizes). pending_bytes: what the shim added to
  * vt_inflight_bytes before the real call (device memory; 0 for the other series), taken back
@@ -139,6 +170,8 @@ static void record_alloc(int rc, vt_series_t series, enum device_from from, uint
         device = vt_device_of_pointer(key);
     if (from == DEVICE_CURRENT || device < 0)
         device = vt_current_device();
+    if (series != VT_SERIES_PINNED)
+        describe_device(device);
     vt_callsite_t cs;
     vt_callsite_take(&cs, api);
     /* The allocation's own timestamp paces the samples: one clock read per event. */
@@ -490,6 +523,8 @@ VT_EXPORT CUresult cuMemCreate(CUmemGenericAllocationHandle *handle, size_t size
     CUresult rc = VT_CALL(real(handle, size, prop, flags));
     int saved_errno = errno;
     if (rc == CUDA_SUCCESS && !vt_is_paused()) {
+        if (on_device)
+            describe_device(prop->location.id);
         vt_callsite_t cs;
         vt_callsite_take(&cs, VT_API_cuMemCreate);
         vt_track_vmm_create_at(*handle, size, on_device ? VT_SERIES_DEVICE : VT_SERIES_PINNED,

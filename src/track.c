@@ -521,6 +521,30 @@ void vt_track_drop_device(int device, vt_api_t api)
     vt_lock_give();
 }
 
+/* ---- the devices used ------------------------------------------------------------------ */
+
+static uint8_t device_described[VT_MAX_DEVICES]; /* set under vt_lock, read without it */
+
+bool vt_track_device_described(int device)
+{
+    return device < 0 || device >= VT_MAX_DEVICES ||
+           __atomic_load_n(&device_described[device], __ATOMIC_RELAXED);
+}
+
+/* Writes the DEVICE record of device once per trace; info was asked of the driver outside
+ * vt_lock, so two threads may bring it: the first one writes. */
+void vt_track_device(int device, const vt_device_info_t *info)
+{
+    if (device < 0 || device >= VT_MAX_DEVICES)
+        return;
+    vt_lock_take();
+    if (!device_described[device]) {
+        __atomic_store_n(&device_described[device], 1, __ATOMIC_RELAXED);
+        vt_writer_device(device, info);
+    }
+    vt_lock_give();
+}
+
 /* The name of an API id: the hooked entry point's export name. */
 const char *vt_api_name(vt_api_t api)
 {
@@ -586,6 +610,8 @@ static void forget_all(void)
     __builtin_memset(cat_stats, 0, sizeof cat_stats);
     __builtin_memset(peak_by_category, 0, sizeof peak_by_category);
     __builtin_memset(&totals, 0, sizeof totals);
+    for (int d = 0; d < VT_MAX_DEVICES; d++)
+        __atomic_store_n(&device_described[d], 0, __ATOMIC_RELAXED);
 }
 
 /* vt_track_reset: back to an empty table and zero counts (tests). */

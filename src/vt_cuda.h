@@ -32,6 +32,9 @@ typedef struct CUmemPoolHandle_st *CUmemoryPool;
 typedef struct CUgraph_st *CUgraph;
 typedef struct CUgraphNode_st *CUgraphNode;
 typedef struct CUgraphExec_st *CUgraphExec;
+typedef struct CUuuid_st {
+    char bytes[16];
+} CUuuid;
 
 typedef enum cudaError_enum {
     CUDA_SUCCESS = 0,

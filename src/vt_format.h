@@ -97,7 +97,8 @@ typedef enum vt_record_type_e {
      * environment variables present (RANK, LOCAL_RANK, WORLD_SIZE, SLURM_PROCID,
      * OMPI_COMM_WORLD_RANK, PYTORCH_CUDA_ALLOC_CONF, …) */
     VT_REC_PROCESS = 13,
-    /* varint device · varint name_string_id · varint total_bytes */
+    /* varint device · varint name_string_id · varint total_bytes (0: unknown): once per device
+     * used, before its first ALLOC (format 1.3 writers) */
     VT_REC_DEVICE = 14,
     /* varint dt_ns · varint allocs · varint frees · varint failed · varint unmatched_frees ·
      * varint dropped: the process exited cleanly (a trace without it did not) */
@@ -142,6 +143,10 @@ typedef enum vt_record_type_e {
      * inflight_bytes just before it, and a reader's device peak counts that. Written only when
      * it raises the peak, so never when calls do not overlap. */
     VT_REC_INFLIGHT = 66,
+    /* Format 1.3: varint device · varint uuid_string_id · varint pci_bus_id_string_id (0:
+     * unknown): what the driver says identifies the device of a DEVICE record (written after
+     * it, when the driver told either). */
+    VT_REC_DEVICE_IDS = 67,
 } vt_record_type_t;
 
 /* The flags byte of ALLOC and FREE. The series are VT_SERIES_* below. The "address" of an

@@ -372,6 +372,15 @@ static inline void vt_track_graph_reserved(int device, uint64_t reserved_bytes, 
     vt_track_graph_reserved_at(device, reserved_bytes, api, NULL);
 }
 void vt_track_drop_device(int device, vt_api_t api);
+/* What the driver says of a device, for its DEVICE record: "" and 0 where it did not answer. */
+typedef struct vt_device_info_s {
+    char name[256];
+    uint64_t total_bytes;
+    char uuid[48];       /* "GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx", as nvidia-smi shows it */
+    char pci_bus_id[32]; /* "0000:3b:00.0" */
+} vt_device_info_t;
+bool vt_track_device_described(int device); /* its record is written (or being) in this trace */
+void vt_track_device(int device, const vt_device_info_t *info);
 bool vt_track_stats(vt_series_t series, int device, vt_series_stats_t *out);
 void vt_track_totals(vt_totals_t *out);
 bool vt_track_category_stats(int device, int category, vt_series_stats_t *out);
@@ -511,6 +520,7 @@ bool vt_writer_capped(void);
 void vt_writer_peak(int series, int device, uint64_t peak_bytes, uint64_t peak_t_ns,
                     const uint64_t by_category[VT_CAT_COUNT]);
 void vt_writer_inflight(int device, uint64_t inflight_bytes);
+void vt_writer_device(int device, const vt_device_info_t *info);
 const char *vt_writer_path(void);                /* the trace's path once opened, else NULL */
 const char *vt_writer_path_shown(bool *partial); /* escaped; partial: stopped early */
 void vt_writer_after_fork_child(void);

@@ -897,6 +897,39 @@ void vt_writer_inflight(int device, uint64_t inflight_bytes)
     commit(rec, VT_REC_INFLIGHT, b - 1 + n);
 }
 
+/* The DEVICE record of a device (name and capacity), and a DEVICE_IDS extension record when
+ * the driver told its UUID or PCI bus id. */
+void vt_writer_device(int device, const vt_device_info_t *info)
+{
+    if (!ready())
+        return;
+    uint32_t name = vt_string_intern(info->name, strnlen(info->name, sizeof info->name));
+    uint32_t uuid = info->uuid[0] ? vt_string_intern(info->uuid, strlen(info->uuid)) : 0;
+    uint32_t pci =
+        info->pci_bus_id[0] ? vt_string_intern(info->pci_bus_id, strlen(info->pci_bus_id)) : 0;
+    emit_pending();
+    uint8_t *rec = reserve(30);
+    if (!rec)
+        return;
+    size_t n = 1;
+    n += vt_put_varint(rec + n, (uint64_t)device);
+    n += vt_put_varint(rec + n, name);
+    n += vt_put_varint(rec + n, info->total_bytes);
+    commit(rec, VT_REC_DEVICE, n - 1);
+    if (!uuid && !pci)
+        return;
+    uint8_t body[30];
+    size_t len = vt_put_varint(body, (uint64_t)device);
+    len += vt_put_varint(body + len, uuid);
+    len += vt_put_varint(body + len, pci);
+    rec = reserve(10 + len);
+    if (!rec)
+        return;
+    n = 1 + vt_put_varint(rec + 1, len);
+    memcpy(rec + n, body, len);
+    commit(rec, VT_REC_DEVICE_IDS, n - 1 + len);
+}
+
 /* The END record and the file trimmed to what was written; the trace is then closed. */
 void vt_writer_close(const vt_totals_t *t)
 {

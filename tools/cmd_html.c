@@ -133,11 +133,16 @@ static void summary(FILE *out, const vt_report_t *rep)
         fputs("</code></td></tr>\n", out);
     }
     fputs("<tr><th>device peak</th><td>", out);
-    if (peak)
-        fprintf(out, "<span class=\"big\">%s</span> on device %" PRIu32 " at %s",
-                vt_fmt_binary(peak->peak_bytes, b1, sizeof(b1)), peak->device,
-                vt_fmt_seconds(vt_report_rel(rep, peak->peak_t_ns), s1, sizeof(s1)));
-    else
+    if (peak) {
+        char dev[320], share[48];
+        fprintf(out, "<span class=\"big\">%s</span> on ",
+                vt_fmt_binary(peak->peak_bytes, b1, sizeof(b1)));
+        text(out, vt_reader_device_text(&rep->r, peak->device, dev, sizeof(dev)));
+        vt_reader_device_share(&rep->r, peak->device, peak->peak_bytes, share, sizeof(share));
+        fprintf(out, " at %s%s%s",
+                vt_fmt_seconds(vt_report_rel(rep, peak->peak_t_ns), s1, sizeof(s1)),
+                share[0] ? ", " : "", share);
+    } else
         fputs("0 B (no device memory allocated)", out);
     fputs("</td></tr>\n", out);
     fprintf(out, "<tr><th>pinned host peak</th><td>%s</td></tr>\n",

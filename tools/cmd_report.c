@@ -248,7 +248,7 @@ static void print_text(const vt_report_t *rep)
     const vt_reader_t *r = &rep->r;
     const vt_analysis_t *a = &rep->a;
     const vt_device_stats_t *peak = vt_analysis_peak(a);
-    char b1[32], b2[32], s1[32], name[256], api[128];
+    char b1[32], b2[32], s1[32], name[320], api[128];
 
     print_process(rep);
     if (rep->rules_path)
@@ -268,9 +268,12 @@ static void print_text(const vt_report_t *rep)
     } else if (!peak) {
         printf("device peak: 0 B (no device memory allocated)\n");
     } else {
-        printf("device peak: %s on device %" PRIu32 " at %s\n",
-               vt_fmt_binary(peak->peak_bytes, b1, sizeof(b1)), peak->device,
-               vt_fmt_seconds(vt_report_rel(rep, peak->peak_t_ns), s1, sizeof(s1)));
+        char dev[320], share[48];
+        vt_reader_device_share(r, peak->device, peak->peak_bytes, share, sizeof(share));
+        printf("device peak: %s on %s at %s%s%s\n", vt_fmt_binary(peak->peak_bytes, b1, sizeof(b1)),
+               vt_reader_device_text(r, peak->device, dev, sizeof(dev)),
+               vt_fmt_seconds(vt_report_rel(rep, peak->peak_t_ns), s1, sizeof(s1)),
+               share[0] ? ", " : "", share);
         print_category_table(peak->peak_by_category, peak->peak_bytes);
     }
     if (rep->category >= 0) {
@@ -288,17 +291,12 @@ static void print_text(const vt_report_t *rep)
         printf("devices:\n");
     for (uint32_t i = 0; i < a->n_devices; i++) {
         const vt_device_stats_t *d = &a->devices[i];
-        const vt_trace_device_t *info = vt_reader_device(r, d->device);
-        printf("  device %" PRIu32, d->device);
-        if (info) {
-            vt_reader_cstring(r, info->name_string_id, name, sizeof(name));
-            if (name[0])
-                printf(" %s", name);
-            if (info->total_bytes)
-                printf(" (%s)", vt_fmt_binary(info->total_bytes, b1, sizeof(b1)));
-        }
-        printf(": peak %s at %s, %s live at the end\n",
-               vt_fmt_binary(d->peak_bytes, b1, sizeof(b1)),
+        char share[48];
+        vt_reader_device_share(r, d->device, d->peak_bytes, share, sizeof(share));
+        printf("  %s: peak %s%s%s%s at %s, %s live at the end\n",
+               vt_reader_device_text(r, d->device, name, sizeof(name)),
+               vt_fmt_binary(d->peak_bytes, b1, sizeof(b1)), share[0] ? " (" : "", share,
+               share[0] ? ")" : "",
                vt_fmt_seconds(vt_report_rel(rep, d->peak_t_ns), s1, sizeof(s1)),
                vt_fmt_binary(d->live_bytes, b2, sizeof(b2)));
     }
@@ -454,6 +452,12 @@ static void print_json(const vt_report_t *rep)
             vt_json_string(&j, "name",
                            vt_reader_cstring(r, info->name_string_id, buf, sizeof(buf)));
             vt_json_uint(&j, "total_bytes", info->total_bytes);
+            if (info->uuid_string_id)
+                vt_json_string(&j, "uuid",
+                               vt_reader_cstring(r, info->uuid_string_id, buf, sizeof(buf)));
+            if (info->pci_bus_id_string_id)
+                vt_json_string(&j, "pci_bus_id",
+                               vt_reader_cstring(r, info->pci_bus_id_string_id, buf, sizeof(buf)));
         }
         vt_json_uint(&j, "peak_bytes", d->peak_bytes);
         vt_json_uint(&j, "peak_time_ns", vt_report_rel(rep, d->peak_t_ns));

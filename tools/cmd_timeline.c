@@ -481,18 +481,26 @@ static void svg_panel(FILE *out, const timeline_t *tl, const vt_reader_t *r,
     char b1[32], b2[32];
     double y0 = SVG_TOP + (double)panel * SVG_PANEL, py = y0 + SVG_PLOT_Y;
     uint64_t t0 = r->t0_ns;
-    /* y: a power-of-two step, at most 8 of them up to the peak */
+    /* y: a power-of-two step, at most 8 of them up to the peak, or up to the device's capacity
+     * when the peak is a quarter of it or more (the capacity line then fits without flattening
+     * the areas) */
+    const vt_trace_device_t *info = vt_reader_device(r, d->device);
+    uint64_t capacity = info ? info->total_bytes : 0;
     uint64_t peak = d->peak_bytes ? d->peak_bytes : 1, step = 1;
-    while ((peak + step - 1) / step > 8)
+    bool capacity_on_scale = capacity && capacity / 4 <= peak;
+    uint64_t top = capacity_on_scale && capacity > peak ? capacity : peak;
+    while ((top + step - 1) / step > 8)
         step *= 2;
-    uint64_t ymax = (peak + step - 1) / step * step;
+    uint64_t ymax = (top + step - 1) / step * step;
 #define Y(v) (py + SVG_PH - (double)SVG_PH * (double)(v) / (double)ymax)
 
-    fprintf(
-        out,
-        "<g class=\"device\">\n<text x=\"%d\" y=\"%.1f\" font-size=\"14\" font-weight=\"bold\">device %" PRIu32
-        "</text>\n",
-        SVG_PX0, y0 + 18, d->device);
+    char title[320];
+    fprintf(out,
+            "<g class=\"device\">\n<text x=\"%d\" y=\"%.1f\" font-size=\"14\" "
+            "font-weight=\"bold\">",
+            SVG_PX0, y0 + 18);
+    vt_xml_text(out, vt_reader_device_text(r, d->device, title, sizeof(title)));
+    fputs("</text>\n", out);
     fprintf(
         out,
         "<rect x=\"%d\" y=\"%.1f\" width=\"%d\" height=\"%d\" fill=\"#fafafa\" stroke=\"#999\"/>\n",
@@ -595,6 +603,23 @@ static void svg_panel(FILE *out, const timeline_t *tl, const vt_reader_t *r,
                 py + 12);
         vt_xml_text(out, tl->phases[b->phase].path);
         fputs("</text>\n", out);
+    }
+    /* the device's capacity: a line when it is on the scale, a note above the plot otherwise */
+    if (capacity) {
+        char share[48];
+        vt_reader_device_share(r, d->device, d->peak_bytes, share, sizeof(share));
+        if (capacity_on_scale)
+            fprintf(out,
+                    "<line class=\"capacity\" x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" "
+                    "stroke=\"#000\" stroke-width=\"1.5\"/>\n<text class=\"capacity-label\" "
+                    "x=\"%d\" y=\"%.1f\" text-anchor=\"end\">capacity %s</text>\n",
+                    SVG_PX0, Y(capacity), SVG_PX0 + SVG_PW, Y(capacity), SVG_PX0 + SVG_PW - 4,
+                    Y(capacity) - 4, vt_fmt_binary(capacity, b1, sizeof(b1)));
+        else
+            fprintf(out,
+                    "<text class=\"capacity-label\" x=\"%d\" y=\"%.1f\" text-anchor=\"end\">"
+                    "capacity %s, above the scale (peak %s)</text>\n",
+                    SVG_PX0 + SVG_PW, y0 + 18, vt_fmt_binary(capacity, b1, sizeof(b1)), share);
     }
     /* the peak */
     if (d->peak_bytes) {

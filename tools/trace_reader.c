@@ -254,6 +254,20 @@ static uint8_t get_u8(cur_t *c)
     return b ? *b : 0;
 }
 
+/* The DEVICE entry of device, added (all unknown) when there is none; NULL when out of memory. */
+static vt_trace_device_t *device_entry(vt_reader_t *r, uint32_t device)
+{
+    uint32_t i = 0;
+    while (i < r->n_devices && r->devices[i].device != device)
+        i++;
+    if (i == r->n_devices) {
+        if (grow((void **)&r->devices, &r->cap_devices, r->n_devices + 1, sizeof(*r->devices)))
+            return NULL;
+        r->devices[r->n_devices++] = (vt_trace_device_t){.device = device};
+    }
+    return &r->devices[i];
+}
+
 /* Decodes the body of core record type t at c into ev and the tables. Returns 0, or -1 when
  * out of memory (c->bad tells a truncated or corrupt body). */
 static int decode(vt_reader_t *r, cur_t *c, unsigned t, vt_event_t *ev)
@@ -420,15 +434,11 @@ static int decode(vt_reader_t *r, cur_t *c, unsigned t, vt_event_t *ev)
         ev->u.device.device = device;
         ev->u.device.name_string_id = name;
         ev->u.device.total_bytes = total;
-        uint32_t i = 0;
-        while (i < r->n_devices && r->devices[i].device != device)
-            i++;
-        if (i == r->n_devices) {
-            if (grow((void **)&r->devices, &r->cap_devices, r->n_devices + 1, sizeof(*r->devices)))
-                return -1;
-            r->n_devices++;
-        }
-        r->devices[i] = (vt_trace_device_t){device, name, total};
+        vt_trace_device_t *d = device_entry(r, device);
+        if (!d)
+            return -1;
+        d->name_string_id = name;
+        d->total_bytes = total;
         break;
     }
     case VT_REC_END:
@@ -587,7 +597,8 @@ int vt_reader_next(vt_reader_t *r, vt_event_t *ev)
     if (t >= VT_REC_FIRST_EXTENSION) {
         ev->u.ext.body_len = get_u(&c);
         const uint8_t *body = get_bytes(&c, ev->u.ext.body_len);
-        if (!c.bad && (t == VT_REC_CAPPED || t == VT_REC_PEAK || t == VT_REC_INFLIGHT)) {
+        if (!c.bad && (t == VT_REC_CAPPED || t == VT_REC_PEAK || t == VT_REC_INFLIGHT ||
+                       t == VT_REC_DEVICE_IDS)) {
             /* Known extensions: decode within their body; extra bytes are a later minor's. */
             cur_t bc = {.p = body, .end = body + ev->u.ext.body_len};
             if (t == VT_REC_CAPPED) {
@@ -595,6 +606,19 @@ int vt_reader_next(vt_reader_t *r, vt_event_t *ev)
             } else if (t == VT_REC_INFLIGHT) {
                 ev->u.inflight.device = get_u32(&bc, "device");
                 ev->u.inflight.inflight_bytes = get_u(&bc);
+            } else if (t == VT_REC_DEVICE_IDS) {
+                ev->u.device_ids.device = get_u32(&bc, "device");
+                ev->u.device_ids.uuid_string_id = get_ref(&bc, r->n_strings, "string");
+                ev->u.device_ids.pci_bus_id_string_id = get_ref(&bc, r->n_strings, "string");
+                vt_trace_device_t *d = bc.bad ? NULL : device_entry(r, ev->u.device_ids.device);
+                if (!bc.bad && !d) {
+                    r->err_offset = start;
+                    return vt_reader_fail(r, "'%s': out of memory at byte %zu", r->path, start);
+                }
+                if (d) {
+                    d->uuid_string_id = ev->u.device_ids.uuid_string_id;
+                    d->pci_bus_id_string_id = ev->u.device_ids.pci_bus_id_string_id;
+                }
             } else {
                 ev->u.peak.series = get_u32(&bc, "series");
                 ev->u.peak.device = get_u32(&bc, "device");

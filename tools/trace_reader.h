@@ -101,6 +101,9 @@ typedef struct vt_event_s {
             uint32_t device;
             uint64_t inflight_bytes;
         } inflight;
+        struct {
+            uint32_t device, uuid_string_id, pci_bus_id_string_id;
+        } device_ids;
     } u;
 } vt_event_t;
 
@@ -130,6 +133,7 @@ typedef struct vt_trace_module_s {
 typedef struct vt_trace_device_s {
     uint32_t device, name_string_id;
     uint64_t total_bytes;
+    uint32_t uuid_string_id, pci_bus_id_string_id; /* DEVICE_IDS (format 1.3); 0: unknown */
 } vt_trace_device_t;
 
 /* Format 1.2: the state the compact records lean on (vt_format.h), replayed as they are read. */

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Numbers for people (units.h). */
 #include "units.h"
+#include "trace_reader.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -39,5 +40,35 @@ const char *vt_fmt_seconds(uint64_t ns, char *buf, size_t cap)
 {
     snprintf(buf, cap, "%" PRIu64 ".%03" PRIu64 " s", ns / 1000000000u,
              (ns % 1000000000u) / 1000000u);
+    return buf;
+}
+
+const char *vt_reader_device_text(const vt_reader_t *r, uint32_t device, char *buf, size_t cap)
+{
+    const vt_trace_device_t *info = vt_reader_device(r, device);
+    char name[256] = "", total[32] = "";
+    if (info) {
+        vt_reader_cstring(r, info->name_string_id, name, sizeof(name));
+        if (info->total_bytes)
+            vt_fmt_binary(info->total_bytes, total, sizeof(total));
+    }
+    if (name[0] && total[0])
+        snprintf(buf, cap, "device %" PRIu32 " (%s, %s)", device, name, total);
+    else if (name[0] || total[0])
+        snprintf(buf, cap, "device %" PRIu32 " (%s)", device, name[0] ? name : total);
+    else
+        snprintf(buf, cap, "device %" PRIu32, device);
+    return buf;
+}
+
+const char *vt_reader_device_share(const vt_reader_t *r, uint32_t device, uint64_t bytes, char *buf,
+                                   size_t cap)
+{
+    const vt_trace_device_t *info = vt_reader_device(r, device);
+    if (!info || !info->total_bytes)
+        snprintf(buf, cap, "%s", "");
+    else
+        snprintf(buf, cap, "%.1f%% of its memory",
+                 100.0 * (double)bytes / (double)info->total_bytes);
     return buf;
 }

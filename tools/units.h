@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* Numbers for people, shared by every view: bytes in binary units, thousands separators,
- * seconds. */
+ * seconds, a device with its capacity. */
 #ifndef VT_UNITS_H
 #define VT_UNITS_H
 #include <stddef.h>
@@ -9,5 +9,13 @@
 const char *vt_fmt_binary(uint64_t bytes, char *buf, size_t cap); /* "1.50 GiB", "512 B" */
 const char *vt_fmt_commas(uint64_t v, char *buf, size_t cap);     /* "1,182,022,656" */
 const char *vt_fmt_seconds(uint64_t ns, char *buf, size_t cap);   /* "12.345 s" */
+
+/* A device as its DEVICE record tells it: "device 0 (NVIDIA H100 80GB HBM3, 79.19 GiB)" ... */
+struct vt_reader_s;
+const char *vt_reader_device_text(const struct vt_reader_s *r, uint32_t device, char *buf,
+                                  size_t cap);
+/* ... and bytes as a share of its capacity: "12.3% of its memory", "" when it is unknown. */
+const char *vt_reader_device_share(const struct vt_reader_s *r, uint32_t device, uint64_t bytes,
+                                   char *buf, size_t cap);
 
 #endif

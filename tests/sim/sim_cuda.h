@@ -43,10 +43,6 @@ enum sim_device_attribute {
 #undef SIM_ATTR
 };
 
-typedef struct CUuuid_st {
-    char bytes[16];
-} CUuuid;
-
 typedef struct CUdevprop_st {
     int maxThreadsPerBlock;
     int maxThreadsDim[3];
