@@ -173,11 +173,12 @@ static const struct {
 } allocator_modes[] = {
     {"PYTORCH_NO_CUDA_MEMORY_CACHING", "=1", "per-tensor",
      "each tensor is its own CUDA allocation: call-sites and categories are exact"},
-    {"XLA_PYTHON_CLIENT_ALLOCATOR", "=platform", "per-tensor",
-     "each array is its own CUDA allocation: call-sites and categories are exact"},
+    /* Before XLA's: `run --per-tensor` sets both, and a PyTorch job is the likelier reader. */
     {"PYTORCH_CUDA_ALLOC_CONF", "cudaMallocAsync", "stream-ordered",
      "tensors come from CUDA's stream-ordered pool, one allocation each; freed memory stays in "
      "the pool up to its release threshold"},
+    {"XLA_PYTHON_CLIENT_ALLOCATOR", "=platform", "per-tensor",
+     "each array is its own CUDA allocation: call-sites and categories are exact"},
     {"PYTORCH_CUDA_ALLOC_CONF", "expandable_segments:True", "expandable",
      "PyTorch's caching allocator maps and grows segments (VMM): the trace sees the segments, "
      "not each tensor"},

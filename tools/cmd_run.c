@@ -44,11 +44,16 @@ static const char usage[] =
     "                       exit line\n"
     "    --rules FILE       category rules instead of the built-in ones (VRAMTRACE_RULES)\n"
     "    --depth N          frames per call-site stack, 0 to 256 (VRAMTRACE_DEPTH; default 64)\n"
-    "    --per-tensor       turn the framework caching allocators off, unless the variables are\n"
+    "    --per-tensor       every tensor its own stream-ordered allocation from the driver's\n"
+    "                       pool, caching kept (near native speed): PYTORCH_CUDA_ALLOC_CONF gets\n"
+    "                       backend:cudaMallocAsync before the keys already set (a backend the\n"
+    "                       user chose is kept, with a note), TF_GPU_ALLOCATOR=cuda_malloc_async\n"
+    "                       and XLA_PYTHON_CLIENT_ALLOCATOR=platform unless set\n"
+    "    --no-caching       turn the framework caching allocators off, unless the variables are\n"
     "                       already set: PYTORCH_NO_CUDA_MEMORY_CACHING=1,\n"
     "                       XLA_PYTHON_CLIENT_ALLOCATOR=platform, TF_FORCE_GPU_ALLOW_GROWTH=true.\n"
-    "                       Every tensor becomes a cudaMalloc/cudaFree of its own: slower, and\n"
-    "                       without the cache's slack, but exact per-tensor call-sites\n"
+    "                       Every tensor becomes a cudaMalloc/cudaFree of its own: exact\n"
+    "                       per-tensor call-sites without a pool, but every free synchronizes\n"
     "    --simulate[=SIZE]  run on the simulated CUDA device (docs/simulator.md) with SIZE of\n"
     "                       memory (VTSIM_DEVICE_MEMORY; default 16G)\n"
     "    --report           print 'vramtrace report' of CMD's trace after the run\n"
@@ -63,7 +68,7 @@ static const char usage[] =
 typedef struct run_opts_s {
     const char *output; /* -o, as given */
     const char *rules, *depth, *lib, *capacity;
-    bool per_tensor, simulate, report, quiet;
+    bool per_tensor, no_caching, simulate, report, quiet;
     char **cmd; /* NULL-terminated, after "--" */
 } run_opts_t;
 
@@ -74,7 +79,7 @@ typedef struct env_set_s {
     bool keep;
 } env_set_t;
 
-#define MAX_ENV 12
+#define MAX_ENV 16
 
 /* ------------------------------------------------------------------ argument parsing */
 
@@ -172,6 +177,8 @@ static int parse(int argc, char **argv, run_opts_t *o)
             return 0;
         } else if (strcmp(a, "--per-tensor") == 0) {
             o->per_tensor = true;
+        } else if (strcmp(a, "--no-caching") == 0) {
+            o->no_caching = true;
         } else if (strcmp(a, "--simulate") == 0) {
             o->simulate = true;
         } else if (strncmp(a, "--simulate=", 11) == 0) {
@@ -356,6 +363,39 @@ static char *absolute(const char *path)
 
 /* Fills env[] with what CMD gets. Returns the count, or -1 after the message (with nothing left
  * allocated). */
+/* --per-tensor's PYTORCH_CUDA_ALLOC_CONF: backend:cudaMallocAsync before the user's keys
+ * (comma-separated key:value pairs), or NULL to leave the user's value as it is, when it already
+ * names a backend (a note says so when that backend is not cudaMallocAsync). Out of memory is a
+ * NULL too: CMD then runs with the user's setting. */
+static char *per_tensor_alloc_conf(const char *user, bool quiet)
+{
+    static const char ours[] = "backend:cudaMallocAsync";
+    if (!user || !*user)
+        return strdup(ours);
+    for (const char *key = user; key && *key;
+         key = strchr(key, ',') ? strchr(key, ',') + 1 : NULL) {
+        while (*key == ' ')
+            key++;
+        if (strncmp(key, "backend", 7) != 0)
+            continue;
+        const char *v = key + 7;
+        while (*v == ' ')
+            v++;
+        if (*v != ':')
+            continue;
+        for (v++; *v == ' '; v++)
+            ;
+        size_t len = strcspn(v, ", ");
+        if (!quiet && !(len == 15 && strncmp(v, "cudaMallocAsync", 15) == 0))
+            fprintf(stderr,
+                    "vramtrace: note: PYTORCH_CUDA_ALLOC_CONF chooses backend:%.*s; --per-tensor "
+                    "leaves it (its tensors are not traced one by one; --no-caching would)\n",
+                    (int)len, v);
+        return NULL;
+    }
+    return join(ours, ",", user);
+}
+
 static int build_env(const run_opts_t *o, env_set_t *env)
 {
     int n = 0;
@@ -399,9 +439,18 @@ static int build_env(const run_opts_t *o, env_set_t *env)
     if (o->quiet)
         env[n++] = (env_set_t){"VRAMTRACE_QUIET", strdup("1"), false};
     if (o->per_tensor) {
-        /* PyTorch's caching allocator, JAX's BFC preallocation of 75% of the device, and
-         * TensorFlow's up-front reservation otherwise hide every tensor behind a few large
-         * cudaMalloc calls made by the allocator itself. */
+        /* PyTorch's caching allocator and TensorFlow's BFC allocator otherwise hide every tensor
+         * behind a few large cudaMalloc calls of their own; their cudaMallocAsync backends ask
+         * the driver's stream-ordered pool for each tensor instead, which caches as well (no
+         * synchronizing free). JAX has no such backend: platform is its per-tensor one. */
+        char *conf = per_tensor_alloc_conf(getenv("PYTORCH_CUDA_ALLOC_CONF"), o->quiet);
+        if (conf)
+            env[n++] = (env_set_t){"PYTORCH_CUDA_ALLOC_CONF", conf, false};
+        env[n++] = (env_set_t){"TF_GPU_ALLOCATOR", strdup("cuda_malloc_async"), true};
+        env[n++] = (env_set_t){"XLA_PYTHON_CLIENT_ALLOCATOR", strdup("platform"), true};
+    }
+    if (o->no_caching) {
+        /* No cache at all: one cudaMalloc and one synchronizing cudaFree per tensor. */
         env[n++] = (env_set_t){"PYTORCH_NO_CUDA_MEMORY_CACHING", strdup("1"), true};
         env[n++] = (env_set_t){"XLA_PYTHON_CLIENT_ALLOCATOR", strdup("platform"), true};
         env[n++] = (env_set_t){"TF_FORCE_GPU_ALLOW_GROWTH", strdup("true"), true};

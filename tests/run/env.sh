@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 # CMD's environment under `vramtrace run`: LD_PRELOAD with the library first, joined to an
 # existing value with its own separator; the options as VRAMTRACE_* variables (absolute paths);
-# --per-tensor's variables without overriding the user's; --simulate's LD_LIBRARY_PATH and
+# --per-tensor's and --no-caching's variables without overriding the user's; --simulate's LD_LIBRARY_PATH and
 # VTSIM_DEVICE_MEMORY.
 . "$(dirname "$0")/lib.sh"
 show='printf "%s|" "$LD_PRELOAD"'
@@ -41,13 +41,15 @@ expect "missing directory: stderr" "$(cat err)" \
 
 per_tensor='printf "%s|" "$PYTORCH_NO_CUDA_MEMORY_CACHING" "$XLA_PYTHON_CLIENT_ALLOCATOR"
     printf "%s|" "$TF_FORCE_GPU_ALLOW_GROWTH"'
-got=$("$vramtrace" run --per-tensor -- sh -c "$per_tensor")
-expect "--per-tensor" "$got" "1|platform|true|"
+got=$("$vramtrace" run --no-caching -- sh -c "$per_tensor")
+expect "--no-caching" "$got" "1|platform|true|"
 got=$(PYTORCH_NO_CUDA_MEMORY_CACHING=0 TF_FORCE_GPU_ALLOW_GROWTH=false \
-    "$vramtrace" run --per-tensor -- sh -c "$per_tensor")
-expect "--per-tensor, user's values" "$got" "0|platform|false|"
+    "$vramtrace" run --no-caching -- sh -c "$per_tensor")
+expect "--no-caching, user's values" "$got" "0|platform|false|"
 got=$("$vramtrace" run -- sh -c 'printf "%s|" "${PYTORCH_NO_CUDA_MEMORY_CACHING-unset}"')
-expect "no --per-tensor" "$got" "unset|"
+expect "no --no-caching" "$got" "unset|"
+got=$("$vramtrace" run --per-tensor -- sh -c 'printf "%s|" "${PYTORCH_NO_CUDA_MEMORY_CACHING-unset}"')
+expect "--per-tensor keeps the cache" "$got" "unset|"
 
 sim='printf "%s|" "$LD_LIBRARY_PATH" "$VTSIM_DEVICE_MEMORY"'
 got=$("$vramtrace" run --simulate -- sh -c "$sim")

@@ -1,0 +1,42 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# device.sh LIB SIMDIR VRAMTRACE PROGRAM: the DEVICE record of a traced run on the simulated
+# device (its name, capacity, UUID and PCI bus id, as the simulator answers them) in
+# `report --json` (devices[]), the text report ("device 0 (NAME, 4.00 GiB)", the peak as a
+# share of the capacity) and the HTML page (the same, and the chart's capacity line, on the
+# scale when the peak is a quarter of the capacity or more, a note above the plot otherwise).
+set -u
+lib=$1 simdir=$2 vramtrace=$3 prog=$4
+tmp=$(mktemp -d) || exit 1
+trap 'rm -rf "$tmp"' EXIT
+status=0
+fail() { echo "FAIL $*"; status=1; }
+
+# traced SIZE: t_race serial on a device of SIZE; the trace is $tmp/SIZE.vtr.
+traced() {
+    env -i PATH="$PATH" LD_LIBRARY_PATH="$simdir" LD_PRELOAD="$lib" VRAMTRACE_QUIET=1 \
+        VRAMTRACE_OUTPUT="$tmp/$1.vtr" VTSIM_DEVICE_MEMORY="$1" "$prog" serial 1 40 1 \
+        || fail "the program on $1 exited $?"
+}
+traced 4G
+traced 48M
+
+"$vramtrace" report "$tmp/4G.vtr" --json >"$tmp/json" || fail "report --json exited $?"
+for want in '"name": "vramtrace simulated GPU"' '"total_bytes": 4294967296' \
+    '"uuid": "GPU-76747369-6d2d-7575-6964-2d6465760000"' '"pci_bus_id": "0000:01:00.0"'; do
+    grep -qF "$want" "$tmp/json" || fail "report --json has no $want"
+done
+"$vramtrace" report "$tmp/4G.vtr" >"$tmp/text" || fail "report exited $?"
+grep -qE '^device peak: .* on device 0 \(vramtrace simulated GPU, 4\.00 GiB\) at [0-9.]+ s, [0-9.]+% of its memory$' \
+    "$tmp/text" || { fail "text report's peak line"; cat "$tmp/text"; }
+grep -qE '^  device 0 \(vramtrace simulated GPU, 4\.00 GiB\): peak .* \([0-9.]+% of its memory\) at ' \
+    "$tmp/text" || fail "text report's device line"
+"$vramtrace" html "$tmp/4G.vtr" -o "$tmp/4G.html" || fail "html exited $?"
+grep -qF 'device 0 (vramtrace simulated GPU, 4.00 GiB)' "$tmp/4G.html" || fail "html names the device"
+grep -qE '% of its memory' "$tmp/4G.html" || fail "html gives the peak's share"
+grep -qF 'capacity 4.00 GiB, above the scale' "$tmp/4G.html" || fail "html: a 4 GiB capacity is noted above the scale"
+"$vramtrace" html "$tmp/48M.vtr" -o "$tmp/48M.html" || fail "html exited $?"
+grep -qF '<line class="capacity"' "$tmp/48M.html" || fail "html: a 48 MiB capacity is a line on the chart"
+grep -qF 'capacity 48.00 MiB</text>' "$tmp/48M.html" || fail "html: the capacity line's label"
+[ $status = 0 ] && echo "ok device record in JSON, text and HTML"
+exit $status

@@ -1,0 +1,111 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# peak.sh LIB SIMDIR VRAMTRACE PROGRAM CASE: PROGRAM (t_race) traced on the simulated device,
+# several runs, each compared with the device's own figures (VTSIM_STATS) through
+# `vramtrace report --json`:
+#   race    8-32 threads racing every door, with and without address reuse: the device peak is
+#           never below the device's high-water mark, and above it by at most one request per
+#           thread (the calls in flight); allocations, frees and the end exact
+#   serial  the same calls never overlapping: the peak equals the high-water mark
+#   double  two threads freeing one pointer, many rounds: one free each, one failure, nothing
+#           left, the peak exact
+#   hostfn  frees in host functions on the driver's thread while the main thread allocates
+# Needs python3 (exits 77, skipped, without it).
+set -u
+lib=$1 simdir=$2 vramtrace=$3 prog=$4 case=$5
+python3 -c 'import json' 2>/dev/null || { echo "python3 not found: skipped"; exit 77; }
+tmp=$(mktemp -d) || exit 1
+trap 'rm -rf "$tmp"' EXIT
+status=0
+: >"$tmp/runs"
+
+# traced RUN_NAME THREADS [VAR=VALUE...] -- ARGS: one traced run; its figures are kept as
+# $tmp/N.stats and $tmp/N.json, its name and thread count in $tmp/runs, for one check at the end.
+n=0
+traced() {
+    name=$1 threads=$2
+    shift 2
+    settings=""
+    while [ "$1" != "--" ]; do settings="$settings $1"; shift; done
+    shift
+    n=$((n + 1))
+    # shellcheck disable=SC2086 # VAR=VALUE words without spaces
+    env -i PATH="$PATH" LD_LIBRARY_PATH="$simdir" LD_PRELOAD="$lib" VRAMTRACE_QUIET=1 \
+        VRAMTRACE_OUTPUT="$tmp/$n.vtr" VTSIM_DEVICE_MEMORY=4G VTSIM_STATS="$tmp/$n.stats" \
+        $settings "$prog" "$@" >"$tmp/out" 2>&1
+    rc=$?
+    if [ $rc != 0 ]; then
+        echo "FAIL $name: the program exited $rc"; cat "$tmp/out"; status=1; return
+    fi
+    if ! "$vramtrace" report "$tmp/$n.vtr" --json >"$tmp/$n.json" 2>"$tmp/err"; then
+        echo "FAIL $name: report failed"; cat "$tmp/err"; status=1; return
+    fi
+    printf '%s\t%s\t%s\n' "$n" "$threads" "$name" >>"$tmp/runs"
+}
+
+case $case in
+race)
+    for reuse in 0 1; do
+        for run in 1 2 3; do
+            threads=$((4 << run))
+            traced "race reuse=$reuse run $run ($threads threads)" $threads VTSIM_REUSE=$reuse \
+                -- race $threads 150 $run
+        done
+    done ;;
+serial)
+    for reuse in 0 1; do
+        for run in 1 2; do
+            traced "serial reuse=$reuse run $run" 1 VTSIM_REUSE=$reuse -- serial 8 100 $run
+        done
+    done ;;
+double)
+    for reuse in 0 1; do
+        traced "double reuse=$reuse" 1 VTSIM_REUSE=$reuse -- double 3000
+    done ;;
+hostfn)
+    for reuse in 0 1; do
+        traced "hostfn reuse=$reuse" 2 VTSIM_REUSE=$reuse -- hostfn 1000
+    done ;;
+*)
+    echo "peak.sh: unknown case '$case'"; exit 2 ;;
+esac
+
+python3 - "$case" "$tmp" <<'PY' || status=1
+import json, sys
+case, tmp = sys.argv[1], sys.argv[2]
+status = 0
+for line in open(f"{tmp}/runs"):
+    n, threads, name = line.rstrip("\n").split("\t")
+    threads = int(threads)
+    stats = {}
+    for row in open(f"{tmp}/{n}.stats"):
+        w = row.split()
+        if w[0] == "device" and w[1] == "0":
+            stats = {w[i]: int(w[i + 1]) for i in range(2, len(w) - 1, 2)}
+    j = json.load(open(f"{tmp}/{n}.json"))
+    dev = [d for d in j["devices"] if d["device"] == 0]
+    peak = dev[0]["peak_bytes"] if dev else 0
+    hwm = stats["alloc_hwm_bytes"]
+    t = j["totals"]
+    fail = []
+    if peak < hwm:
+        fail.append(f"peak {peak} below the device's {hwm} by {hwm - peak}")
+    # One request in flight per thread at most: 4 MiB, or a VMM handle of two granules.
+    if peak > hwm + threads * (4 << 20):
+        fail.append(f"peak {peak} above the device's {hwm} by more than {threads} requests")
+    if case in ("serial", "double") and peak != hwm:
+        fail.append(f"peak {peak} != the device's {hwm} with no overlap")
+    if t["allocs"] != stats["allocs"] or t["frees"] != stats["frees"]:
+        fail.append(f"allocs/frees {t['allocs']}/{t['frees']} != the device's "
+                    f"{stats['allocs']}/{stats['frees']}")
+    if t["leaked_bytes"] != stats["alloc_live_bytes"] or t.get("unmatched_frees", 0):
+        fail.append(f"end: {t['leaked_bytes']} live, {t.get('unmatched_frees')} unmatched; "
+                    f"device {stats['alloc_live_bytes']}")
+    if fail:
+        print(f"FAIL {name}: " + "; ".join(fail))
+        status = 1
+    else:
+        print(f"ok {name}: peak {peak}, device {hwm}")
+sys.exit(status)
+PY
+exit $status
