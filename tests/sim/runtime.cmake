@@ -7,8 +7,9 @@
 # Linked like the real one: every export in the version node libcudart.so.13 (nvcc-built
 # programs bind cudaMalloc@libcudart.so.13), -Bsymbolic because the real one is DT_SYMBOLIC (its
 # internal calls never reach interposed runtime symbols), and no libcuda: it dlopens the driver.
-add_library(sim_cudart SHARED sim_runtime.c sim_runtime_memory.c sim_runtime_stream.c
-  sim_runtime_launch.c)
+add_library(sim_cudart SHARED sim_runtime.c sim_runtime_device.c sim_runtime_memory.c
+  sim_runtime_copy.c sim_runtime_stream.c sim_runtime_graph.c
+  sim_runtime_texture.c sim_runtime_launch.c)
 set_target_properties(sim_cudart PROPERTIES OUTPUT_NAME cudart SOVERSION 13
   LIBRARY_OUTPUT_DIRECTORY ${VT_SIM_DIR}
   LINK_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/libcudart.map)
@@ -109,3 +110,6 @@ endif()
 
 vt_rt_program(t_rt_streams t_rt_streams.c)
 vt_rt_test(rt_streams t_rt_streams ENV VTSIM_DEVICE_MEMORY=1G)
+
+vt_rt_program(t_rt_more t_rt_more.c)
+vt_rt_test(rt_more t_rt_more ENV VTSIM_DEVICE_COUNT=2 VTSIM_DEVICE_MEMORY=1G)

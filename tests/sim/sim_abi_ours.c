@@ -3,6 +3,8 @@
 #include <stddef.h>
 #include "sim_cuda.h"
 
+#define SIM_DEVICE_PROP struct sim_device_prop
+
 extern const long long sim_abi_ours[];
 const long long sim_abi_ours[] = {
 #define VT_ABI_CONST(name)        (long long)(name),

@@ -165,6 +165,35 @@ int sim_rt_driver_loaded(void)
 
 /* ---- context ----------------------------------------------------------------------------- */
 
+/* The primary context of device dev, retained on first use (or first use after
+ * cudaDeviceReset), and the generation it belongs to. Takes ctx_lock. */
+static CUresult primary_of(int dev, CUcontext *ctx, unsigned *generation)
+{
+    pthread_mutex_lock(&ctx_lock);
+    CUresult rc = CUDA_SUCCESS;
+    if (!dev_ctx[dev]) {
+        CUdevice cu_dev;
+        CUcontext c;
+        rc = sim_rt_cu.cuDeviceGet(&cu_dev, dev);
+        if (rc == CUDA_SUCCESS)
+            rc = sim_rt_cu.cuDevicePrimaryCtxRetain(&c, cu_dev);
+        if (rc == CUDA_SUCCESS)
+            dev_ctx[dev] = c;
+    }
+    *ctx = dev_ctx[dev];
+    *generation = atomic_load_explicit(&dev_generation[dev], memory_order_relaxed);
+    pthread_mutex_unlock(&ctx_lock);
+    return rc;
+}
+
+/* Device dev's primary context (a peer's, for peer access and copies); init done. */
+cudaError_t sim_rt_primary(int dev, CUcontext *ctx)
+{
+    unsigned generation;
+    cudaError_t e = sim_rt_check_ordinal(dev);
+    return e != cudaSuccess ? e : sim_rt_error(primary_of(dev, ctx, &generation));
+}
+
 /* Makes the primary context of the thread's current device current in the driver, retaining
  * it on first use (or first use after cudaDeviceReset). Fast path: one TLS compare and one
  * atomic load. Returns cudaSuccess or the mapped driver error; takes ctx_lock on the slow path. */
@@ -178,20 +207,8 @@ cudaError_t sim_rt_context(void)
     if (tls_bound_device == dev && tls_bound_generation == generation)
         return cudaSuccess;
 
-    pthread_mutex_lock(&ctx_lock);
-    CUresult rc = CUDA_SUCCESS;
-    if (!dev_ctx[dev]) {
-        CUdevice cu_dev;
-        CUcontext ctx;
-        rc = sim_rt_cu.cuDeviceGet(&cu_dev, dev);
-        if (rc == CUDA_SUCCESS)
-            rc = sim_rt_cu.cuDevicePrimaryCtxRetain(&ctx, cu_dev);
-        if (rc == CUDA_SUCCESS)
-            dev_ctx[dev] = ctx;
-    }
-    CUcontext ctx = dev_ctx[dev];
-    generation = atomic_load_explicit(&dev_generation[dev], memory_order_relaxed);
-    pthread_mutex_unlock(&ctx_lock);
+    CUcontext ctx;
+    CUresult rc = primary_of(dev, &ctx, &generation);
     if (rc == CUDA_SUCCESS)
         rc = sim_rt_cu.cuCtxSetCurrent(ctx);
     if (rc != CUDA_SUCCESS)
@@ -213,7 +230,7 @@ cudaError_t sim_rt_ctx_and_check(int bad)
 
 cudaError_t sim_rt_error(CUresult rc)
 {
-    switch (rc) {
+    switch ((int)rc) { /* int: sim_cuda.h's codes are not in vt_cuda.h's enum */
     case CUDA_SUCCESS:
         return cudaSuccess;
     case CUDA_ERROR_INVALID_VALUE:
@@ -256,6 +273,24 @@ cudaError_t sim_rt_error(CUresult rc)
         return cudaErrorNotPermitted;
     case CUDA_ERROR_NOT_SUPPORTED:
         return cudaErrorNotSupported;
+    case CUDA_ERROR_INVALID_IMAGE:
+    case CUDA_ERROR_PEER_ACCESS_UNSUPPORTED:
+    case CUDA_ERROR_INVALID_PTX:
+    case CUDA_ERROR_INVALID_SOURCE:
+    case CUDA_ERROR_FILE_NOT_FOUND:
+    case CUDA_ERROR_ILLEGAL_STATE:
+    case CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES:
+    case CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED:
+    case CUDA_ERROR_PEER_ACCESS_NOT_ENABLED:
+    case CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED:
+    case CUDA_ERROR_STREAM_CAPTURE_INVALIDATED:
+    case CUDA_ERROR_STREAM_CAPTURE_MERGE:
+    case CUDA_ERROR_STREAM_CAPTURE_UNMATCHED:
+    case CUDA_ERROR_STREAM_CAPTURE_UNJOINED:
+    case CUDA_ERROR_STREAM_CAPTURE_ISOLATION:
+    case CUDA_ERROR_STREAM_CAPTURE_IMPLICIT:
+    case CUDA_ERROR_STREAM_CAPTURE_WRONG_THREAD:
+        return (cudaError_t)rc; /* the runtime's code has the driver's number */
     default:
         return cudaErrorUnknown;
     }
@@ -337,6 +372,32 @@ static const struct {
      "pointer does not correspond to a registered memory region"},
     {cudaErrorNotPermitted, "cudaErrorNotPermitted", "operation not permitted"},
     {cudaErrorNotSupported, "cudaErrorNotSupported", "operation not supported"},
+    {(cudaError_t)200, "cudaErrorInvalidKernelImage", "device kernel image is invalid"},
+    {(cudaError_t)217, "cudaErrorPeerAccessUnsupported",
+     "peer access is not supported between these two devices"},
+    {(cudaError_t)218, "cudaErrorInvalidPtx", "a PTX JIT compilation failed"},
+    {(cudaError_t)300, "cudaErrorInvalidSource", "device kernel image is invalid"},
+    {(cudaError_t)301, "cudaErrorFileNotFound", "file not found"},
+    {(cudaError_t)401, "cudaErrorIllegalState",
+     "the operation cannot be performed in the present state"},
+    {(cudaError_t)701, "cudaErrorLaunchOutOfResources", "too many resources requested for launch"},
+    {(cudaError_t)704, "cudaErrorPeerAccessAlreadyEnabled", "peer access is already enabled"},
+    {(cudaError_t)705, "cudaErrorPeerAccessNotEnabled", "peer access has not been enabled"},
+    {(cudaError_t)900, "cudaErrorStreamCaptureUnsupported",
+     "operation not permitted when stream is capturing"},
+    {(cudaError_t)901, "cudaErrorStreamCaptureInvalidated",
+     "operation failed due to a previous error during capture"},
+    {(cudaError_t)902, "cudaErrorStreamCaptureMerge",
+     "operation would result in a merge of separate capture sequences"},
+    {(cudaError_t)903, "cudaErrorStreamCaptureUnmatched",
+     "capture was not ended in the same stream as it began"},
+    {(cudaError_t)904, "cudaErrorStreamCaptureUnjoined", "capturing stream has unjoined work"},
+    {(cudaError_t)905, "cudaErrorStreamCaptureIsolation",
+     "dependency created on uncaptured work in another stream"},
+    {(cudaError_t)906, "cudaErrorStreamCaptureImplicit",
+     "operation would make the legacy stream depend on a capturing blocking stream"},
+    {(cudaError_t)908, "cudaErrorStreamCaptureWrongThread",
+     "attempt to terminate a thread-local capture sequence from another thread"},
     {cudaErrorUnknown, "cudaErrorUnknown", "unknown error"},
 };
 
@@ -391,6 +452,11 @@ SIM_RT_EXPORT cudaError_t cudaGetDeviceCount(int *count)
     return sim_rt_fail(e);
 }
 
+int sim_rt_current_device(void)
+{
+    return tls_device;
+}
+
 SIM_RT_EXPORT cudaError_t cudaGetDevice(int *device)
 {
     cudaError_t e = sim_rt_init();
@@ -401,7 +467,7 @@ SIM_RT_EXPORT cudaError_t cudaGetDevice(int *device)
     return sim_rt_fail(e);
 }
 
-static cudaError_t check_ordinal(int device)
+cudaError_t sim_rt_check_ordinal(int device)
 {
     int n = 0;
     if (sim_rt_cu.cuDeviceGetCount(&n) != CUDA_SUCCESS || device < 0 || device >= n ||
@@ -415,53 +481,12 @@ SIM_RT_EXPORT cudaError_t cudaSetDevice(int device)
 {
     cudaError_t e = sim_rt_init();
     if (e == cudaSuccess)
-        e = check_ordinal(device);
+        e = sim_rt_check_ordinal(device);
     if (e == cudaSuccess) {
         tls_device = device;
         e = sim_rt_context();
     }
     return sim_rt_fail(e);
-}
-
-/* Fills what the simulated driver can answer (name, memory, the attributes vt_cuda.h names);
- * every other byte of the 1008-byte struct is zero. */
-SIM_RT_EXPORT cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp *prop, int device)
-{
-    cudaError_t e = sim_rt_init();
-    if (e == cudaSuccess && !prop)
-        e = cudaErrorInvalidValue;
-    if (e == cudaSuccess)
-        e = check_ordinal(device);
-    if (e != cudaSuccess)
-        return sim_rt_fail(e);
-    memset(prop, 0, sizeof *prop);
-    const struct {
-        CUdevice_attribute attr;
-        int *field;
-    } ints[] = {
-        {CU_DEVICE_ATTRIBUTE_WARP_SIZE, &prop->warpSize},
-        {CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK, &prop->maxThreadsPerBlock},
-        {CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, &prop->major},
-        {CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, &prop->minor},
-        {CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, &prop->multiProcessorCount},
-        {CU_DEVICE_ATTRIBUTE_INTEGRATED, &prop->integrated},
-        {CU_DEVICE_ATTRIBUTE_CAN_MAP_HOST_MEMORY, &prop->canMapHostMemory},
-    };
-    int shared_bytes = 0, const_bytes = 0;
-    CUresult rc = sim_rt_cu.cuDeviceGetName(prop->name, (int)sizeof prop->name, device);
-    if (rc == CUDA_SUCCESS)
-        rc = sim_rt_cu.cuDeviceTotalMem_v2(&prop->totalGlobalMem, device);
-    for (size_t i = 0; rc == CUDA_SUCCESS && i < sizeof ints / sizeof ints[0]; i++)
-        rc = sim_rt_cu.cuDeviceGetAttribute(ints[i].field, ints[i].attr, device);
-    if (rc == CUDA_SUCCESS)
-        rc = sim_rt_cu.cuDeviceGetAttribute(
-            &shared_bytes, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK, device);
-    if (rc == CUDA_SUCCESS)
-        rc = sim_rt_cu.cuDeviceGetAttribute(&const_bytes, CU_DEVICE_ATTRIBUTE_TOTAL_CONSTANT_MEMORY,
-                                            device);
-    prop->sharedMemPerBlock = (size_t)shared_bytes;
-    prop->totalConstMem = (size_t)const_bytes;
-    return sim_rt_fail(sim_rt_error(rc));
 }
 
 SIM_RT_EXPORT cudaError_t cudaDeviceSynchronize(void)

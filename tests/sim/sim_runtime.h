@@ -55,7 +55,15 @@ cudaError_t sim_rt_error(CUresult rc);  /* the real runtime's driver-to-runtime 
 cudaError_t sim_rt_fail(cudaError_t e); /* records a failure as the thread's last error */
 cudaError_t sim_rt_stream_check(cudaStream_t stream); /* cudaSuccess for a usable stream */
 
-cudaError_t sim_rt_ctx_and_check(int bad); /* the context, then cudaErrorInvalidValue if bad */
+cudaError_t sim_rt_ctx_and_check(int bad);
+cudaError_t sim_rt_check_ordinal(int device);           /* cudaErrorInvalidDevice if bad */
+cudaError_t sim_rt_primary(int device, CUcontext *ctx); /* a device's primary context */
+int sim_rt_current_device(void);                        /* the thread's device */
+
+/* sim_runtime_memory.c: the array format of a channel descriptor; 0, or -1 when invalid */
+int sim_rt_channel_format(
+    const struct cudaChannelFormatDesc *desc, CUarray_format *format,
+    unsigned *n_channels); /* the context, then cudaErrorInvalidValue if bad */
 
 /* The shape of most entry points: context, then the driver call, mapped and recorded. */
 #define SIM_RT_FORWARD(call)                                                                       \

@@ -80,7 +80,7 @@ SIM_RT_EXPORT cudaError_t cudaMalloc3D(struct cudaPitchedPtr *pitchedDevPtr,
 
 /* Maps a channel descriptor to the driver's array format: 1, 2 or 4 leading channels of one
  * size; signed and unsigned 8/16/32-bit, half and float. Returns 0 or -1. */
-static int channel_format(const struct cudaChannelFormatDesc *desc, CUarray_format *format,
+int sim_rt_channel_format(const struct cudaChannelFormatDesc *desc, CUarray_format *format,
                           unsigned *n_channels)
 {
     int bits[4] = {desc->x, desc->y, desc->z, desc->w};
@@ -132,7 +132,7 @@ SIM_RT_EXPORT cudaError_t cudaMallocArray(cudaArray_t *array,
     if (e != cudaSuccess)
         return sim_rt_fail(e);
     CUDA_ARRAY_DESCRIPTOR ad = {width, height, (CUarray_format)0, 0};
-    if (channel_format(desc, &ad.Format, &ad.NumChannels) != 0)
+    if (sim_rt_channel_format(desc, &ad.Format, &ad.NumChannels) != 0)
         return sim_rt_fail(cudaErrorInvalidChannelDescriptor);
     CUarray handle;
     e = sim_rt_error(sim_rt_cu.cuArrayCreate_v2(&handle, &ad));

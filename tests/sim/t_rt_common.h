@@ -11,6 +11,7 @@
 #include <string.h>
 #ifdef VT_TEST_REAL_CUDA_HEADERS
 #    include <cuda_runtime_api.h>
+#    include <cuda_profiler_api.h>
 #else
 #    include "vt_cuda.h"
 #    include "sim_cuda.h" /* what the simulator answers beyond vt_cuda.h */

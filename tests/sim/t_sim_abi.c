@@ -13,6 +13,7 @@
 #include <cudaProfiler.h>
 #include <cudaProfilerTypedefs.h>
 #include <cuda_runtime_api.h>
+#include <cuda_profiler_api.h>
 
 extern const long long sim_abi_ours[];
 
@@ -32,6 +33,8 @@ extern const long long sim_abi_ours[];
     _Static_assert(CU_DEVICE_ATTRIBUTE_##name == number, "CU_DEVICE_ATTRIBUTE_" #name);
 #include "sim_attributes.def"
 #undef SIM_ATTR
+
+#define SIM_DEVICE_PROP struct cudaDeviceProp /* sim_cuda.h mirrors it whole */
 
 static const long long toolkit[] = {
 #define VT_ABI_CONST(name)        (long long)(name),
