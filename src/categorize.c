@@ -336,8 +336,12 @@ static int decide(int first_frame_rule, vt_api_t api)
  * recorded now, on this thread. Not under vt_lock. */
 void vt_callsite_take(vt_callsite_t *cs, vt_api_t api)
 {
-    void *ips[VT_MAX_FRAMES];
     int depth = (int)vt_option_get(VT_OPTION_DEPTH);
+    /* The frames go to the thread's own buffer, off its stack; a thread too close to the end of
+     * its stack is recorded without them rather than overflow it. */
+    vt_frames_t *frames = depth > 0 ? vt_thread_frames() : NULL;
+    if (!frames || !vt_stack_room(frames, VT_CAPTURE_STACK_BYTES))
+        depth = 0;
     if (depth <= 0) { /* no stack, native or Python: the category from the context alone */
         cs->stack_id = 0;
         cs->category = (uint8_t)decide(active_rules.n_rules, api);
@@ -345,6 +349,7 @@ void vt_callsite_take(vt_callsite_t *cs, vt_api_t api)
     }
     if (depth > VT_MAX_FRAMES)
         depth = VT_MAX_FRAMES;
+    void **ips = vt_frames_ips(frames);
     int n = vt_python_splice(ips, vt_unwind(ips, depth), depth);
     bool created = false;
     cs->stack_id = 0;

@@ -345,6 +345,8 @@ static bool finalizing(void)
     return py.is_finalizing() != 0;
 }
 
+static int splice(void **ips, int n_native, int max_py, const void *tstate);
+
 int vt_python_splice(void **ips, int n_native, int max_py)
 {
     if (max_py <= 0 || !python_ready() || finalizing())
@@ -352,6 +354,13 @@ int vt_python_splice(void **ips, int n_native, int max_py)
     const void *tstate = py.this_thread_state();
     if (!tstate)
         return n_native;
+    return splice(ips, n_native, max_py, tstate);
+}
+
+/* Out of line: its frame (~8 KB of arrays) is taken only in a thread that runs Python. */
+__attribute__((noinline)) static int splice(void **ips, int n_native, int max_py,
+                                            const void *tstate)
+{
     if (max_py > VT_MAX_FRAMES - n_native) { /* the native frames leave Python half at least */
         int half = max_py < VT_MAX_FRAMES / 2 ? max_py : VT_MAX_FRAMES / 2;
         if (n_native > VT_MAX_FRAMES - half)

@@ -10,7 +10,12 @@
 #include "vt_internal.h"
 
 #include <link.h>
+#include <pthread.h>
+#include <signal.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 /* Our own text, so call-sites start at the caller of the shim. */
 static uintptr_t self_lo, self_hi;
@@ -74,11 +79,85 @@ static int vt_backtrace(void **raw, int n_max)
 #endif
 }
 
+/* ---- per-thread frame buffers ----------------------------------------------------------------- */
+
+enum { OWN_FRAMES_MAX = 8 }; /* frames of libvramtrace.so itself at the top of a capture */
+
+/* What a capture needs, per thread, in one anonymous mapping made at the thread's first call and
+ * unmapped at its exit (a pthread key's destructor): the frames, off the program's stack, and
+ * the thread's stack bounds, looked up once (pthread_getattr_np), for vt_stack_room. */
+struct vt_frames_s {
+    void *raw[VT_MAX_FRAMES + OWN_FRAMES_MAX];
+    void *ips[VT_MAX_FRAMES];
+    uintptr_t stack_lo, stack_hi; /* 0: unknown (the main thread, whose stack grows) */
+};
+
+static __thread vt_frames_t *tls_frames __attribute__((tls_model("initial-exec")));
+static pthread_key_t frames_key;
+static bool frames_key_made;
+
+static void frames_release(void *p)
+{
+    tls_frames = NULL; /* a later call in this thread's exit maps a new one */
+    munmap(p, sizeof(vt_frames_t));
+}
+
+/* This thread's frame buffer, made at its first call; NULL when it cannot be mapped. */
+vt_frames_t *vt_thread_frames(void)
+{
+    vt_frames_t *f = tls_frames;
+    if (VT_LIKELY(f))
+        return f;
+    void *p = mmap(NULL, sizeof *f, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED)
+        return NULL;
+    f = p;
+    /* The main thread's stack grows up to RLIMIT_STACK, and pthread_getattr_np would read
+     * /proc/self/maps for it: its room is not checked. */
+    pthread_attr_t attr;
+    if ((pid_t)syscall(SYS_gettid) != getpid() && pthread_getattr_np(pthread_self(), &attr) == 0) {
+        void *addr = NULL;
+        size_t size = 0;
+        if (pthread_attr_getstack(&attr, &addr, &size) == 0 && addr) {
+            f->stack_lo = (uintptr_t)addr;
+            f->stack_hi = (uintptr_t)addr + size;
+        }
+        pthread_attr_destroy(&attr);
+    }
+    if (frames_key_made)
+        pthread_setspecific(frames_key, f);
+    tls_frames = f;
+    return f;
+}
+
+void **vt_frames_ips(vt_frames_t *f)
+{
+    return f->ips;
+}
+
+/* vt_stack_room: whether this thread's stack has bytes left below the caller's frame: on the
+ * thread's own stack (bounds from vt_thread_frames) or on an alternate signal stack. A stack of
+ * the program's own making (makecontext, a coroutine) is not known: no room. */
+__attribute__((noinline)) bool vt_stack_room(vt_frames_t *f, size_t bytes)
+{
+    uintptr_t sp = (uintptr_t)__builtin_frame_address(0);
+    if (!f->stack_lo)
+        return true;
+    if (sp > f->stack_lo && sp <= f->stack_hi)
+        return sp - f->stack_lo >= bytes;
+    stack_t ss;
+    if (sigaltstack(NULL, &ss) == 0 && (ss.ss_flags & SS_ONSTACK) && sp > (uintptr_t)ss.ss_sp &&
+        sp <= (uintptr_t)ss.ss_sp + ss.ss_size)
+        return sp - (uintptr_t)ss.ss_sp >= bytes;
+    return false;
+}
+
 /* vt_unwind_init: per-thread caches for libunwind (no global lock on the recording path) and
  * one unwind to make libunwind do its one-time allocations now. Called once from init. */
 void vt_unwind_init(void)
 {
     unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_PER_THREAD);
+    frames_key_made = pthread_key_create(&frames_key, frames_release) == 0;
     dl_iterate_phdr(find_self, (void *)(uintptr_t)&vt_unwind_init);
     void *warm[8];
     vt_backtrace(warm, 8);
@@ -95,10 +174,10 @@ static __thread int tls_own_frames __attribute__((tls_model("initial-exec")));
  * Returns the number written. */
 int vt_unwind(void **ips, int max_frames)
 {
-    enum { OWN_FRAMES_MAX = 8 };
-    void *raw[VT_MAX_FRAMES + OWN_FRAMES_MAX];
-    if (max_frames <= 0)
+    vt_frames_t *f = vt_thread_frames();
+    if (max_frames <= 0 || !f)
         return 0;
+    void **raw = f->raw;
     if (max_frames > VT_MAX_FRAMES)
         max_frames = VT_MAX_FRAMES;
     int asked = max_frames + tls_own_frames;

@@ -398,6 +398,14 @@ void vt_track_summary(void);          /* the exit line(s) on stderr */
 
 void vt_unwind_init(void);
 int vt_unwind(void **ips, int max_frames);
+typedef struct vt_frames_s vt_frames_t;
+vt_frames_t *vt_thread_frames(void);  /* NULL when it cannot be made */
+void **vt_frames_ips(vt_frames_t *f); /* VT_MAX_FRAMES slots of this thread */
+bool vt_stack_room(vt_frames_t *f, size_t bytes);
+/* The stack a capture takes below the shim at its worst (a thread's first call at depth 256,
+ * libunwind's first unwind of it, the trace's opening): measured, with a margin
+ * (docs/reliability.md). With less room left the call is recorded without its stack. */
+#define VT_CAPTURE_STACK_BYTES (16u << 10)
 
 typedef struct vt_stack_node_s vt_stack_node_t;
 uint32_t vt_stack_intern(void *const *ips, int n, bool *created);

@@ -115,6 +115,22 @@ signal-alloc | signal-mark | signal-nvtx)
     check "the handler's calls inside vramtrace counted as dropped: $(cat report.err)" \
         grep -q "the library could not record [1-9][0-9]* events" report.err
     ;;
+stack-64k | stack-altstack)
+    # What the call needs untraced, plus 3 KiB: the capture of a stack (5 KB more at depth 64 on
+    # a thread's first call) does not fit, the record without it (0.3 KB more) does.
+    run plain "" "$prog" stack-used opened
+    need=$(sed -n 's/^first call on a thread: \([0-9]*\) bytes.*/\1/p' plain/out)
+    room=$((need + 3072))
+    # An alternate signal stack holds the signal frame too (up to 3 KB with AVX-512 state).
+    [ "$case_" = stack-altstack ] && room=$((need + 6144))
+    settings="VRAMTRACE_DEPTH=64"
+    run plain "" "$prog" "$case_" "$room"
+    run traced "$lib" "$prog" "$case_" "$room"
+    same
+    check "the call fit untraced ($room bytes): $(cat plain/out)" grep -qx "$case_: alloc 0" plain/out
+    json traced/t.vtr
+    check "both allocations recorded: $(field allocs)" [ "$(field allocs)" = 2 ]
+    ;;
 quiet-tree)
     # A tree of processes that never use CUDA, given bad settings: no output of ours, and the
     # environment they pass on is theirs (no NVTX_INJECTION64_PATH).

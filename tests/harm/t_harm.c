@@ -21,7 +21,14 @@
  *                        vramtrace_mark (found with dlsym) or by an NVTX push, each after a
  *                        CUDA call that records nothing (cuMemAddressReserve). The program
  *                        calls gethostname itself too, so the handler runs untraced as well.
- * Every line printed is the same traced and untraced. */
+ *   t_harm stack-used [opened]
+ *                        measures the stack a thread's first allocation takes (a painted 1 MiB
+ *                        stack); with "opened" the main thread opens the trace first
+ *   t_harm stack-64k|stack-altstack ROOM
+ *                        the main thread allocates, then a thread with a 64 KiB stack makes its
+ *                        first allocation with only ROOM bytes of stack left, or from a signal
+ *                        handler on an alternate signal stack of ROOM bytes
+ * Every line printed is the same traced and untraced (stack-used excepted). */
 #include <dirent.h>
 #include <dlfcn.h>
 #include <fcntl.h>
@@ -31,6 +38,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -233,6 +241,121 @@ static int signal_case(const char *how)
     return 0;
 }
 
+/* ---- stack ---------------------------------------------------------------------------------- */
+
+#define PAINT 0xa5
+
+static CUcontext stack_ctx;
+static CUresult stack_rc = CUDA_ERROR_UNKNOWN;
+
+static uintptr_t stack_at_call; /* first_call's frame */
+
+static void *first_call(void *arg)
+{
+    (void)arg;
+    volatile char here = 0;
+    stack_at_call = (uintptr_t)&here;
+    cuCtxSetCurrent(stack_ctx);
+    CUdeviceptr p;
+    stack_rc = cuMemAlloc_v2(&p, 4096);
+    if (stack_rc == CUDA_SUCCESS)
+        cuMemFree_v2(p);
+    return NULL;
+}
+
+/* Runs first_call on a thread whose stack of stack_bytes is painted; returns the bytes of it
+ * the call used (from first_call's frame down to the deepest byte changed), or -1. */
+static long stack_used(size_t stack_bytes)
+{
+    unsigned char *stack = mmap(NULL, stack_bytes, PROT_READ | PROT_WRITE,
+                                MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+    if (stack == MAP_FAILED)
+        return -1;
+    memset(stack, PAINT, stack_bytes);
+    pthread_attr_t attr;
+    pthread_attr_init(&attr);
+    pthread_attr_setstack(&attr, stack, stack_bytes);
+    pthread_t t;
+    long used = -1;
+    if (pthread_create(&t, &attr, first_call, NULL) == 0 && pthread_join(t, NULL) == 0) {
+        size_t i = 0;
+        while (i < stack_bytes && stack[i] == PAINT)
+            i++;
+        used = (long)(stack_at_call - (uintptr_t)(stack + i));
+    }
+    pthread_attr_destroy(&attr);
+    munmap(stack, stack_bytes);
+    return used;
+}
+
+/* A 64 KiB thread that has used all but `room` bytes of its stack makes its first CUDA call. */
+static size_t stack_room;
+
+__attribute__((noinline)) static void call_with_room(void)
+{
+    char here;
+    uintptr_t lo = 0;
+    pthread_attr_t attr;
+    void *addr = NULL;
+    size_t size = 0;
+    pthread_getattr_np(pthread_self(), &attr);
+    pthread_attr_getstack(&attr, &addr, &size);
+    pthread_attr_destroy(&attr);
+    lo = (uintptr_t)addr;
+    size_t pad = (uintptr_t)&here - lo > stack_room + 512 ? (uintptr_t)&here - lo - stack_room : 0;
+    volatile char *p = __builtin_alloca(pad);
+    p[0] = 0;
+    first_call(NULL);
+    __asm__ volatile("" ::"r"(p) : "memory");
+}
+
+static void *small_thread(void *arg)
+{
+    (void)arg;
+    call_with_room();
+    return NULL;
+}
+
+/* The same on an alternate signal stack of `room` bytes: a handler makes the thread's first call. */
+static void on_usr2(int sig)
+{
+    (void)sig;
+    first_call(NULL);
+}
+
+static void *altstack_thread(void *arg)
+{
+    (void)arg;
+    /* A guard page below it, so that overflowing it faults. */
+    char *base = mmap(NULL, stack_room + 4096, PROT_READ | PROT_WRITE,
+                      MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+    if (base == MAP_FAILED)
+        return NULL;
+    mprotect(base, 4096, PROT_NONE);
+    stack_t ss = {.ss_sp = base + 4096, .ss_size = stack_room};
+    sigaltstack(&ss, NULL);
+    struct sigaction sa = {.sa_handler = on_usr2, .sa_flags = SA_ONSTACK};
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGUSR2, &sa, NULL);
+    raise(SIGUSR2);
+    return NULL;
+}
+
+static int small_stack_case(const char *how, size_t room)
+{
+    cuCtxGetCurrent(&stack_ctx);
+    pairs(1, 4096); /* the trace is opened by the main thread */
+    stack_room = room;
+    pthread_attr_t attr;
+    pthread_attr_init(&attr);
+    pthread_attr_setstacksize(&attr, 64 << 10);
+    pthread_t t;
+    pthread_create(&t, &attr, strcmp(how, "stack-64k") == 0 ? small_thread : altstack_thread, NULL);
+    pthread_join(t, NULL);
+    printf("%s: alloc %d\n", how, (int)stack_rc);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2)
@@ -243,6 +366,16 @@ int main(int argc, char **argv)
     const char *c = argv[1];
     if (strncmp(c, "fd-", 3) == 0)
         return fd_case(c);
+    if (strcmp(c, "stack-used") == 0) { /* measurement: differs traced and untraced */
+        cuCtxGetCurrent(&stack_ctx);
+        if (argc > 2) /* "opened": the trace opened first, by the main thread */
+            pairs(1, 4096);
+        long used = stack_used(1 << 20);
+        printf("first call on a thread: %ld bytes of stack (alloc %d)\n", used, (int)stack_rc);
+        return used < 0;
+    }
+    if ((strcmp(c, "stack-64k") == 0 || strcmp(c, "stack-altstack") == 0) && argc > 2)
+        return small_stack_case(c, (size_t)atol(argv[2]));
     if (strcmp(c, "cancel") == 0)
         return cancel_case();
     if (strncmp(c, "signal-", 7) == 0)
