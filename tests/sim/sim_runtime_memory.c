@@ -319,8 +319,8 @@ SIM_RT_EXPORT cudaError_t cudaMemcpy(void *dst, const void *src, size_t count,
     return sim_rt_fail(e);
 }
 
-/* The driver table has asynchronous host<->device copies only; the other kinds complete at
- * issue after the stream is checked, which is what the simulated driver does anyway. */
+/* Every kind reaches the driver's asynchronous copy of that direction (cuMemcpyAsync for host to
+ * host and cudaMemcpyDefault), so a copy on a capturing stream becomes a graph node. */
 SIM_RT_EXPORT cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t count,
                                           enum cudaMemcpyKind kind, cudaStream_t stream)
 {
@@ -330,13 +330,22 @@ SIM_RT_EXPORT cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t cou
     if (e != cudaSuccess)
         return sim_rt_fail(e);
     CUdeviceptr d = (CUdeviceptr)(uintptr_t)dst, s = (CUdeviceptr)(uintptr_t)src;
-    if (kind == cudaMemcpyHostToDevice)
-        e = sim_rt_error(sim_rt_cu.cuMemcpyHtoDAsync_v2(d, src, count, stream));
-    else if (kind == cudaMemcpyDeviceToHost)
-        e = sim_rt_error(sim_rt_cu.cuMemcpyDtoHAsync_v2(dst, s, count, stream));
-    else if ((e = sim_rt_stream_check(stream)) == cudaSuccess)
-        e = sim_rt_error(copy_sync(dst, src, count, kind));
-    return sim_rt_fail(e);
+    CUresult rc;
+    switch (kind) {
+    case cudaMemcpyHostToDevice:
+        rc = sim_rt_cu.cuMemcpyHtoDAsync_v2(d, src, count, stream);
+        break;
+    case cudaMemcpyDeviceToHost:
+        rc = sim_rt_cu.cuMemcpyDtoHAsync_v2(dst, s, count, stream);
+        break;
+    case cudaMemcpyDeviceToDevice:
+        rc = sim_rt_cu.cuMemcpyDtoDAsync_v2(d, s, count, stream);
+        break;
+    default:
+        rc = sim_rt_cu.cuMemcpyAsync(d, s, count, stream);
+        break;
+    }
+    return sim_rt_fail(sim_rt_error(rc));
 }
 
 SIM_RT_EXPORT cudaError_t cudaMemset(void *devPtr, int value, size_t count)
