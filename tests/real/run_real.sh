@@ -23,8 +23,10 @@ run() { # TAG [VAR=VALUE...] -- PROGRAM ARGS...
     done
     shift
     # shellcheck disable=SC2086 # VAR=VALUE words without spaces
+    # A sanitizer build's options (ASAN_OPTIONS) pass through the clean environment.
     (cd "$tmp" && env -i PATH="$PATH" LD_LIBRARY_PATH="$simdir" VTSIM_DEVICE_COUNT=2 \
-        VTSIM_DEVICE_MEMORY=1G VTSIM_STATS="$tmp/$tag.stats" $vars "$@" \
+        VTSIM_DEVICE_MEMORY=1G VTSIM_STATS="$tmp/$tag.stats" \
+        ${ASAN_OPTIONS:+ASAN_OPTIONS="$ASAN_OPTIONS"} $vars "$@" \
         >"$tmp/$tag.out" 2>"$tmp/$tag.err")
     echo $? >"$tmp/$tag.status"
 }
