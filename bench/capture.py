@@ -5,8 +5,11 @@ libcudart.so.13 called from a Python loop with ctypes, CHAIN Python frames deep.
 every operator; "pydll" keeps it. Either way a traced allocation gets its Python frames
 (src/python.c).
 
-usage: capture.py [PAIRS] [CHAIN] [cdll|pydll]
-       prints "pycapture <ns per pair> <pairs> <chain> <kind>"
+The chain is CHAIN distinct functions (as a real call-site has), or with SHAPE "recursive" one
+function calling itself CHAIN times (whose frames share one code object).
+
+usage: capture.py [PAIRS] [CHAIN] [cdll|pydll] [distinct|recursive]
+       prints "pycapture <ns per pair> <pairs> <chain> <kind> <shape>"
 """
 import ctypes
 import sys
@@ -31,15 +34,28 @@ def main():
             if malloc(ref, 4096) != 0 or free(ptr) != 0:
                 sys.exit("cudaMalloc/cudaFree failed")
 
-    def frames(depth):
-        if depth > 0:
-            return frames(depth - 1)
+    def timed(_):
         loop(pairs // 10 + 1)  # warm-up
         t0 = time.perf_counter_ns()
         loop(pairs)
         return (time.perf_counter_ns() - t0) / pairs
 
-    print("pycapture %.1f %d %d %s" % (frames(chain), pairs, chain, kind))
+    def frames(depth):
+        if depth > 0:
+            return frames(depth - 1)
+        return timed(0)
+
+    shape = sys.argv[4] if len(sys.argv) > 4 else "distinct"
+    if shape == "recursive":
+        ns = frames(chain)
+    else:  # step0 -> step1 -> ... -> timed, each its own code object
+        source = "".join("def step%d(x):\n    return step%d(x)\n" % (i, i + 1)
+                         for i in range(chain - 1))
+        source += "def step%d(x):\n    return timed(x)\n" % (chain - 1)
+        scope = {"timed": timed}
+        exec(compile(source, __file__, "exec"), scope)
+        ns = scope["step0"](0)
+    print("pycapture %.1f %d %d %s %s" % (ns, pairs, chain, kind, shape))
 
 
 main()

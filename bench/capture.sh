@@ -11,8 +11,8 @@
 #             heaptrack (its added cost per loop pair, and per host allocation it recorded: the
 #             simulated CUDA libraries allocate on the host too, and heaptrack counts those);
 #             the physical limit, bench/unwind_floor (unw_backtrace + one hash insert/delete).
-#   python    bench/capture.py: the same pair from a Python loop 10 Python frames deep with
-#             ctypes.CDLL (the GIL released around each call, as PyTorch's bindings do) and
+#   python    bench/capture.py: the same pair from a Python loop 10 distinct functions deep,
+#             with ctypes.CDLL (the GIL released around each call, as PyTorch's bindings do) and
 #             ctypes.PyDLL (the GIL kept), untraced and traced at the default depth (64), Python
 #             frames included.
 #   threads   bench/threads: 1, 2, 4, 8, 16 threads each doing THREAD_PAIRS pairs, untraced and

@@ -16,6 +16,7 @@
  * part of the call-site rather than risk a wrong one. Tests call these functions directly with
  * fake structures and a layout of their own (tests/unit/test_pyframes.c). */
 #include "vt_internal.h"
+#include "vt_pyframes.h"
 
 #include <string.h>
 
@@ -38,57 +39,12 @@ static const vt_py_layout_t layouts[] = {
 };
 #undef LAYOUT
 
-/* Object header and the fields of the frame owners, the same in 3.8 to 3.13. */
-enum {
-    OB_TYPE = 8,     /* PyObject.ob_type */
-    OB_SIZE = 16,    /* PyVarObject.ob_size */
-    BYTES_DATA = 32, /* PyBytesObject.ob_sval */
-    STR_LENGTH = 16, /* PyASCIIObject.length */
-    STR_STATE = 32,  /* PyASCIIObject.state: interned:2, kind:3, compact:1, ascii:1 */
-    OWNED_BY_GENERATOR = 1,
-    OWNED_BY_CSTACK = 3,     /* 3.12+: the entry frame each C evaluation call pushes */
-    CODE_UNIT = 2,           /* sizeof(_Py_CODEUNIT) */
-    LINETABLE_MAX = 1 << 24, /* a longer line table is taken for garbage */
-};
-
 const vt_py_layout_t *vt_py_layout(int minor)
 {
     for (size_t i = 0; i < sizeof layouts / sizeof *layouts; i++)
         if (layouts[i].minor == minor)
             return &layouts[i];
     return NULL;
-}
-
-static inline const void *load_ptr(const void *base, int offset)
-{
-    const void *p;
-    memcpy(&p, (const char *)base + offset, sizeof p);
-    return p;
-}
-
-static inline int64_t load_i64(const void *base, int offset)
-{
-    int64_t v;
-    memcpy(&v, (const char *)base + offset, sizeof v);
-    return v;
-}
-
-static inline int32_t load_i32(const void *base, int offset)
-{
-    int32_t v;
-    memcpy(&v, (const char *)base + offset, sizeof v);
-    return v;
-}
-
-static inline bool aligned(const void *p)
-{
-    return p && ((uintptr_t)p & 7) == 0;
-}
-
-/* True when p is an object of exactly type `type`. */
-static inline bool is_a(const void *p, const void *type)
-{
-    return aligned(p) && type && load_ptr(p, OB_TYPE) == type;
 }
 
 /* The instruction offset, in bytes from the start of the bytecode, that frame f of code object
@@ -98,11 +54,11 @@ static int32_t instr_offset(const vt_py_layout_t *L, const void *f, const void *
 {
     if (L->line_format != VT_PY_LOCATIONS_311) {
         /* f_lasti: bytes before 3.10, code units in 3.10; -1 before the first instruction. */
-        int32_t lasti = load_i32(f, L->fr_instr);
-        const void *bytecode = load_ptr(code, L->co_code);
-        if (!is_a(bytecode, L->bytes_type))
+        int32_t lasti = vt_py_load_i32(f, L->fr_instr);
+        const void *bytecode = vt_py_load_ptr(code, L->co_code);
+        if (!vt_py_is_a(bytecode, L->bytes_type))
             return INT32_MIN;
-        int64_t size = load_i64(bytecode, OB_SIZE);
+        int64_t size = vt_py_load_i64(bytecode, OB_SIZE);
         int64_t offset = L->line_format == VT_PY_LINETABLE_310 ? (int64_t)lasti * CODE_UNIT : lasti;
         if (lasti < 0)
             return -1;
@@ -113,8 +69,8 @@ static int32_t instr_offset(const vt_py_layout_t *L, const void *f, const void *
      * the first before it starts), 3.13 at the current one: both mean "this instruction" to
      * CPython's own line lookup, which is what we repeat. */
     uintptr_t first = (uintptr_t)code + (uintptr_t)L->co_code;
-    uintptr_t at = (uintptr_t)load_ptr(f, L->fr_instr);
-    int64_t n_units = load_i64(code, OB_SIZE);
+    uintptr_t at = (uintptr_t)vt_py_load_ptr(f, L->fr_instr);
+    int64_t n_units = vt_py_load_i64(code, OB_SIZE);
     if (at + CODE_UNIT == first)
         return -1;
     if (at < first || (at - first) % CODE_UNIT || n_units <= 0 ||
@@ -129,32 +85,32 @@ static int32_t instr_offset(const vt_py_layout_t *L, const void *f, const void *
  * -1 when a check failed (nothing of it may be used). */
 int vt_py_walk(const vt_py_layout_t *L, const void *tstate, vt_py_frame_t *out, int max)
 {
-    if (!aligned(tstate) || max <= 0)
-        return aligned(tstate) ? 0 : -1;
-    const void *f = load_ptr(tstate, L->ts_frame);
+    if (!vt_py_aligned(tstate) || max <= 0)
+        return vt_py_aligned(tstate) ? 0 : -1;
+    const void *f = vt_py_load_ptr(tstate, L->ts_frame);
     if (L->cframe_frame >= 0) {
         if (!f)
             return 0;
-        if (!aligned(f))
+        if (!vt_py_aligned(f))
             return -1;
-        f = load_ptr(f, L->cframe_frame);
+        f = vt_py_load_ptr(f, L->cframe_frame);
     }
     int n = 0;
     /* Entry frames and incomplete ones are skipped; a chain longer than this is corrupt. */
     for (int steps = 0; f && n < max; steps++) {
-        if (!aligned(f) || steps > 2 * max + 16)
+        if (!vt_py_aligned(f) || steps > 2 * max + 16)
             return -1;
-        if (L->fr_owner < 0 && !is_a(f, L->frame_type))
+        if (L->fr_owner < 0 && !vt_py_is_a(f, L->frame_type))
             return -1;
         int owner = L->fr_owner >= 0 ? *((const unsigned char *)f + L->fr_owner) : 0;
         if (owner == OWNED_BY_CSTACK && L->minor >= 12) {
             if (n > 0)
                 out[n - 1].entry = true;
-            f = load_ptr(f, L->fr_back);
+            f = vt_py_load_ptr(f, L->fr_back);
             continue;
         }
-        const void *code = load_ptr(f, L->fr_code);
-        if (!is_a(code, L->code_type))
+        const void *code = vt_py_load_ptr(f, L->fr_code);
+        if (!vt_py_is_a(code, L->code_type))
             return -1;
         int32_t offset = instr_offset(L, f, code);
         if (offset == INT32_MIN)
@@ -163,7 +119,7 @@ int vt_py_walk(const vt_py_layout_t *L, const void *tstate, vt_py_frame_t *out, 
                                          : L->fr_owner < 0;
         /* A frame pushed but not yet past its prologue is not shown by CPython either. */
         bool incomplete = L->co_firsttraceable >= 0 && owner != OWNED_BY_GENERATOR &&
-                          offset < load_i32(code, L->co_firsttraceable) * CODE_UNIT;
+                          offset < vt_py_load_i32(code, L->co_firsttraceable) * CODE_UNIT;
         if (incomplete) {
             if (entry && n > 0)
                 out[n - 1].entry = true;
@@ -173,23 +129,9 @@ int vt_py_walk(const vt_py_layout_t *L, const void *tstate, vt_py_frame_t *out, 
             out[n].entry = entry;
             n++;
         }
-        f = load_ptr(f, L->fr_back);
+        f = vt_py_load_ptr(f, L->fr_back);
     }
     return n;
-}
-
-/* The bytes of code object field `field` (a bytes object); NULL when it is not one. */
-static const unsigned char *bytes_of(const vt_py_layout_t *L, const void *code, int field,
-                                     size_t *len)
-{
-    const void *b = load_ptr(code, field);
-    if (!is_a(b, L->bytes_type))
-        return NULL;
-    int64_t n = load_i64(b, OB_SIZE);
-    if (n < 0 || n > LINETABLE_MAX)
-        return NULL;
-    *len = (size_t)n;
-    return (const unsigned char *)b + BYTES_DATA;
 }
 
 /* The decoders below return the line at bytecode offset addrq (-1: none) and set *used to the
@@ -289,42 +231,20 @@ int vt_py_line_in(const vt_py_layout_t *L, const unsigned char *table, size_t le
     return line > 0 ? line : 0;
 }
 
-int vt_py_first_line(const vt_py_layout_t *L, const void *code)
-{
-    return load_i32(code, L->co_firstlineno);
-}
-
 /* vt_py_line: vt_py_line_in on the code object's own table; 0 when it is not a bytes object. */
 int vt_py_line(const vt_py_layout_t *L, const void *code, int32_t offset)
 {
     size_t len = 0, used;
-    const unsigned char *t = bytes_of(L, code, L->co_linetable, &len);
+    const unsigned char *t = vt_py_linetable(L, code, &len);
     return t ? vt_py_line_in(L, t, len, vt_py_first_line(L, code), offset, &used) : 0;
 }
 
-/* The line table of a code object and its length, for the caller's cache key; NULL when it is
- * not a bytes object. */
-const unsigned char *vt_py_linetable(const vt_py_layout_t *L, const void *code, size_t *len)
+/* vt_py_str_encode: vt_py_str's slow path: a compact non-ASCII str of `length` characters of
+ * `kind` bytes each, encoded as UTF-8 into buf (cap bytes; what does not fit is cut); NULL for
+ * another kind or a code point out of range. */
+const char *vt_py_str_encode(const vt_py_layout_t *L, const void *s, unsigned kind, int64_t length,
+                             char *buf, size_t cap, size_t *len)
 {
-    return bytes_of(L, code, L->co_linetable, len);
-}
-
-/* vt_py_str: the text of str object s as UTF-8. A compact ASCII string is returned in place
- * (*len bytes, immutable while the object lives); another compact string is encoded into buf
- * (cap bytes; the end that does not fit is cut); NULL when s is not an exact, compact str. */
-const char *vt_py_str(const vt_py_layout_t *L, const void *s, char *buf, size_t cap, size_t *len)
-{
-    if (!is_a(s, L->str_type))
-        return NULL;
-    int64_t length = load_i64(s, STR_LENGTH);
-    unsigned state = (unsigned)load_i32(s, STR_STATE);
-    unsigned kind = (state >> 2) & 7, compact = (state >> 5) & 1, ascii = (state >> 6) & 1;
-    if (!compact || length < 0 || length > LINETABLE_MAX)
-        return NULL;
-    if (ascii) {
-        *len = (size_t)length;
-        return (const char *)s + L->str_ascii_data;
-    }
     if (kind != 1 && kind != 2 && kind != 4)
         return NULL;
     const unsigned char *data = (const unsigned char *)s + L->str_compact_data;
@@ -363,15 +283,4 @@ const char *vt_py_str(const vt_py_layout_t *L, const void *s, char *buf, size_t 
     }
     *len = used;
     return buf;
-}
-
-/* The co_filename and co_name objects of a code object (checked by vt_py_str when read). */
-const void *vt_py_code_filename(const vt_py_layout_t *L, const void *code)
-{
-    return load_ptr(code, L->co_filename);
-}
-
-const void *vt_py_code_name(const vt_py_layout_t *L, const void *code)
-{
-    return load_ptr(code, L->co_name);
 }

@@ -41,8 +41,12 @@
  * and the frame keeps it alive). The key is only a hint: a freed code object whose address is
  * reused, a slot torn by two threads, or a forked child's forgotten strings (vt_string gives
  * NULL or another text) all fail the comparison and take the slow path, which interns the text
- * under vt_lock. No reference is held, so nothing is ever released here. */
+ * under vt_lock. No reference is held, so nothing is ever released here. The line cache
+ * (frame_line) is exact the same way, and a code object met twice on one chain (recursion,
+ * nested nn.Module calls) is one live object at that moment: its second frame reuses the first's
+ * name. docs/benchmarks.md has the cost per frame. */
 #include "vt_internal.h"
+#include "vt_pyframes.h"
 
 #include <dlfcn.h>
 #include <link.h>
@@ -189,19 +193,22 @@ static bool python_ready(void)
 
 /* ---- frame names ---------------------------------------------------------------------------- */
 
-#define NAME_CACHE_SLOTS 1024u
+/* A cache slot for the pair (a, b): a multiply-xor mix, so that nearby code objects and small
+ * offsets spread over the whole table (a collision costs a lookup on every allocation). */
+static inline unsigned slot_of(uint64_t a, uint64_t b, unsigned n_slots)
+{
+    uint64_t h = (a ^ (b * 0xff51afd7ed558ccdULL)) * 0x9e3779b97f4a7c15ULL;
+    h ^= h >> 29;
+    return (unsigned)(h >> 17) & (n_slots - 1);
+}
+
+#define NAME_CACHE_SLOTS 4096u
 /* By code object address (a hint, header). Fields are read and written with relaxed atomics:
  * any mix of two writers' values fails the text comparison at worst. */
 static struct {
     uintptr_t code;
     uint32_t id;
 } name_cache[NAME_CACHE_SLOTS];
-
-static unsigned name_slot(const void *code)
-{
-    uint64_t h = (uint64_t)(uintptr_t)code * 0x9e3779b97f4a7c15ULL;
-    return (unsigned)(h >> 40) & (NAME_CACHE_SLOTS - 1);
-}
 
 /* The co_filename and co_name text of a code object; NULL in *file or *name when unreadable.
  * bufs hold the UTF-8 of non-ASCII ones. */
@@ -249,7 +256,7 @@ static uint32_t frame_string(const void *code)
 {
     names_t n;
     read_names(code, &n);
-    unsigned k = name_slot(code);
+    unsigned k = slot_of((uint64_t)(uintptr_t)code, 0, NAME_CACHE_SLOTS);
     uint32_t id = __atomic_load_n(&name_cache[k].id, __ATOMIC_RELAXED);
     if (__atomic_load_n(&name_cache[k].code, __ATOMIC_RELAXED) == (uintptr_t)code && id &&
         text_is(vt_string(id), &n))
@@ -279,7 +286,7 @@ static uint32_t frame_string(const void *code)
  * <module> frame) per allocation cost more than the rest of the call-site together. A slot is
  * used by one thread at a time (try-lock; a busy one means an uncached lookup), so its copy can
  * be replaced in place. */
-#define LINE_CACHE_SLOTS 1024u
+#define LINE_CACHE_SLOTS 4096u
 #define LINE_COPY_MAX    16384u /* bytes of a table kept; a longer prefix is looked up each time */
 typedef struct line_slot_s {
     int busy; /* atomic */
@@ -300,8 +307,8 @@ static int frame_line(const void *code, int32_t offset)
     if (!table)
         return 0;
     int first_line = vt_py_first_line(&py.layout, code);
-    uint64_t h = ((uint64_t)(uintptr_t)code ^ (uint64_t)(uint32_t)offset) * 0x9e3779b97f4a7c15ULL;
-    unsigned k = (unsigned)(h >> 40) & (LINE_CACHE_SLOTS - 1);
+    unsigned k =
+        slot_of((uint64_t)(uintptr_t)code, (uint64_t)(uint32_t)offset + 1, LINE_CACHE_SLOTS);
     if (__atomic_exchange_n(&line_cache[k].busy, 1, __ATOMIC_ACQUIRE))
         return vt_py_line_in(&py.layout, table, len, first_line, offset, &used);
     line_slot_t *slot = &line_cache[k];
@@ -338,6 +345,9 @@ static int frame_line(const void *code, int32_t offset)
     return line;
 }
 
+/* Frames looked back at for the same code object (vt_python_splice). */
+#define RECENT_FRAMES 8
+
 /* ---- splicing ------------------------------------------------------------------------------- */
 
 static bool finalizing(void)
@@ -373,10 +383,19 @@ __attribute__((noinline)) static int splice(void **ips, int n_native, int max_py
         return n_native;
     void *py_ips[VT_MAX_FRAMES];
     for (int i = 0; i < n_py; i++) {
-        uint32_t id = frame_string(frames[i].code);
+        /* A code object already met on this chain (recursion, nested nn.Module calls) is the
+         * same live object now: its name, and its line at the same offset, are known. */
+        int same = i - 1;
+        while (same >= 0 && i - same <= RECENT_FRAMES && frames[same].code != frames[i].code)
+            same--;
+        uint64_t known =
+            same >= 0 && i - same <= RECENT_FRAMES ? (uint64_t)(uintptr_t)py_ips[same] : 0;
+        uint32_t id = known ? VT_PY_IP_STRING(known) : frame_string(frames[i].code);
         if (!id)
             return n_native;
-        int line = frame_line(frames[i].code, frames[i].offset);
+        int line = known && frames[same].offset == frames[i].offset
+                       ? (int)VT_PY_IP_LINE(known)
+                       : frame_line(frames[i].code, frames[i].offset);
         py_ips[i] = (void *)(uintptr_t)VT_PY_IP(id, (uint32_t)line);
     }
     /* The states of other threads may have been freed while we read: then nothing of it. */

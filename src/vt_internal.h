@@ -452,39 +452,6 @@ void vt_strings_forget(void);
  * native frames of ips (innermost first; room for VT_MAX_FRAMES); returns the new count. */
 int vt_python_splice(void **ips, int n_native, int max_py);
 
-/* ---- pyframes.c: a CPython thread's frame chain read as memory, without the GIL ------------ */
-typedef enum { VT_PY_LNOTAB, VT_PY_LINETABLE_310, VT_PY_LOCATIONS_311 } vt_py_line_format_t;
-/* Byte offsets of the fields read, for one minor version; -1: absent in it. */
-typedef struct vt_py_layout_s {
-    int minor;
-    int ts_frame;     /* PyThreadState: frame (3.8-3.10), cframe (3.11-3.12), current_frame */
-    int cframe_frame; /* _PyCFrame.current_frame (3.11-3.12) */
-    int fr_back, fr_code, fr_instr; /* previous, code, f_lasti / prev_instr / instr_ptr */
-    int fr_owner, fr_is_entry;      /* 3.11+; is_entry 3.11 only */
-    int co_filename, co_name, co_firstlineno, co_linetable;
-    int co_code;           /* the co_code bytes object (3.8-3.10), the inline bytecode (3.11+) */
-    int co_firsttraceable; /* 3.11+ */
-    int str_ascii_data, str_compact_data; /* sizeof PyASCIIObject, PyCompactUnicodeObject */
-    vt_py_line_format_t line_format;
-    /* The interpreter's own type objects (python.c fills a copy); frame_type before 3.11. */
-    const void *code_type, *str_type, *bytes_type, *frame_type;
-} vt_py_layout_t;
-typedef struct vt_py_frame_s {
-    const void *code; /* PyCodeObject */
-    int32_t offset;   /* bytes into the bytecode of the instruction executing; -1 not started */
-    bool entry;       /* the outermost frame of its C evaluation call */
-} vt_py_frame_t;
-const vt_py_layout_t *vt_py_layout(int minor); /* NULL for a version without one */
-int vt_py_walk(const vt_py_layout_t *L, const void *tstate, vt_py_frame_t *out, int max);
-int vt_py_line(const vt_py_layout_t *L, const void *code, int32_t offset);
-int vt_py_line_in(const vt_py_layout_t *L, const unsigned char *table, size_t len, int first_line,
-                  int32_t offset, size_t *used);
-int vt_py_first_line(const vt_py_layout_t *L, const void *code);
-const unsigned char *vt_py_linetable(const vt_py_layout_t *L, const void *code, size_t *len);
-const char *vt_py_str(const vt_py_layout_t *L, const void *s, char *buf, size_t cap, size_t *len);
-const void *vt_py_code_filename(const vt_py_layout_t *L, const void *code);
-const void *vt_py_code_name(const vt_py_layout_t *L, const void *code);
-
 /* ---- symtab.c ------------------------------------------------------------------------------ */
 const char *vt_symtab_name(const char *path, uint64_t addr);
 void vt_frame_names(uint64_t ip, const char **func, const char **module);

@@ -6,6 +6,7 @@
  * "unknown", never as a crash or a read outside the objects. */
 #include "unit_util.h"
 #include "vt_internal.h"
+#include "vt_pyframes.h"
 
 #include <stdint.h>
 #include <string.h>
