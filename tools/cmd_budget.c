@@ -13,6 +13,7 @@
 #include "budget.h"
 #include "json.h"
 #include "kv.h"
+#include "args.h"
 #include "util.h"
 
 int cmd_budget(int argc, char **argv);
@@ -560,7 +561,8 @@ int cmd_budget(int argc, char **argv)
     vt_kv_list_init(&args);
 
     for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
+        const char *a = argv[i], *f;
+        int taken;
         if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
             fputs(usage, stdout);
             vt_kv_list_release(&args);
@@ -578,19 +580,16 @@ int cmd_budget(int argc, char **argv)
                 }
                 model_file = argv[++i];
             }
-        } else if (strcmp(a, "--model") == 0 || strncmp(a, "--model=", 8) == 0) {
-            const char *f = a[7] == '=' ? a + 8 : (i + 1 < argc ? argv[++i] : NULL);
-            if (!f || !*f) {
-                error("'--model' needs a file");
+        } else if ((taken = vt_arg_value(argc, argv, &i, 0, "--model", "budget", &f))) {
+            if (taken < 0)
                 goto usage;
-            }
             if (model_file) {
                 error("only one model file, please: '%s' and '%s'", model_file, f);
                 goto usage;
             }
             model_file = f;
         } else if (a[0] == '-') {
-            error("unknown option '%s'. See 'vramtrace budget --help'.", a);
+            vt_arg_unknown(a, "budget");
             goto usage;
         } else if (vt_kv_parse_arg(&args, a, err, sizeof(err)) != 0) {
             error("%s. See 'vramtrace budget --help'.", err);

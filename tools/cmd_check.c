@@ -12,6 +12,7 @@
 
 #include "load.h"
 #include "units.h"
+#include "args.h"
 #include "util.h"
 
 int cmd_check(int argc, char **argv);
@@ -181,19 +182,14 @@ int cmd_check(int argc, char **argv)
             return 0;
         }
         const char *opt = NULL, *v = NULL;
-        if (strcmp(a, "--max-peak") == 0 || strcmp(a, "--max-category") == 0) {
-            opt = a;
-            if (!(v = argv[++i])) {
-                error("%s needs a value. See 'vramtrace check --help'.", opt);
+        int taken;
+        if ((taken = vt_arg_value(argc, argv, &i, 0, "--max-peak", "check", &v)) ||
+            (taken = vt_arg_value(argc, argv, &i, 0, "--max-category", "check", &v))) {
+            if (taken < 0)
                 return EXIT_USAGE;
-            }
-        } else if (strncmp(a, "--max-peak=", 11) == 0) {
-            opt = "--max-peak", v = a + 11;
-        } else if (strncmp(a, "--max-category=", 15) == 0) {
-            opt = "--max-category", v = a + 15;
+            opt = strncmp(a, "--max-peak", 10) == 0 ? "--max-peak" : "--max-category";
         } else if (a[0] == '-' && a[1]) {
-            error("unknown option '%s'. See 'vramtrace check --help'.", a);
-            return EXIT_USAGE;
+            return vt_arg_unknown(a, "check");
         } else if (path) {
             error("check reads one trace: '%s' and '%s'", path, a);
             return EXIT_USAGE;

@@ -14,6 +14,7 @@
 #include "symbolize.h"
 #include "trace_reader.h"
 #include "units.h"
+#include "args.h"
 #include "util.h"
 
 int cmd_diff(int argc, char **argv);
@@ -62,18 +63,6 @@ typedef struct diff_cat_s {
     unsigned category;
     uint64_t a, b;
 } diff_cat_t;
-
-static int parse_count(const char *s, size_t *out)
-{
-    char *end;
-    if (*s < '0' || *s > '9')
-        return -1;
-    unsigned long long v = strtoull(s, &end, 10);
-    if (*end || v > SIZE_MAX)
-        return -1;
-    *out = (size_t)v;
-    return 0;
-}
 
 static uint64_t abs_delta(uint64_t a, uint64_t b)
 {
@@ -457,25 +446,22 @@ int cmd_diff(int argc, char **argv)
     size_t top = DEFAULT_TOP;
     int json = 0;
     for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
+        const char *a = argv[i], *v;
+        int taken;
         if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
             fputs(usage, stdout);
             return 0;
         } else if (strcmp(a, "--json") == 0) {
             json = 1;
-        } else if (strcmp(a, "--top") == 0 || strncmp(a, "--top=", 6) == 0) {
-            const char *v = a[5] == '=' ? a + 6 : argv[++i];
-            if (!v) {
-                error("--top needs a number. See 'vramtrace diff --help'.");
+        } else if ((taken = vt_arg_value(argc, argv, &i, 0, "--top", "diff", &v))) {
+            if (taken < 0)
                 return EXIT_USAGE;
-            }
-            if (parse_count(v, &top) != 0) {
+            if (vt_parse_count(v, &top) != 0) {
                 error("--top takes a count, not '%s'", v);
                 return EXIT_USAGE;
             }
         } else if (a[0] == '-' && a[1]) {
-            error("unknown option '%s'. See 'vramtrace diff --help'.", a);
-            return EXIT_USAGE;
+            return vt_arg_unknown(a, "diff");
         } else if (paths[1]) {
             error("diff compares two traces: '%s', '%s' and '%s'", paths[0], paths[1], a);
             return EXIT_USAGE;

@@ -21,6 +21,7 @@
 #include "rowfmt.h"
 #include "load.h"
 #include "symbolize.h"
+#include "args.h"
 #include "util.h"
 
 int cmd_export(int argc, char **argv);
@@ -420,32 +421,22 @@ int cmd_export(int argc, char **argv)
     memset(&x, 0, sizeof(x));
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
-        const char **value = NULL, *v = NULL;
+        int taken;
         if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
             fputs(usage, stdout);
             return 0;
-        } else if (strcmp(a, "--format") == 0 || strcmp(a, "-o") == 0 ||
-                   strcmp(a, "--output") == 0) {
-            value = a[1] == 'o' ? &x.out_path : a[2] == 'f' ? &format : &x.out_path;
-            if (!(v = argv[++i])) {
-                error("%s needs a value. See 'vramtrace export --help'.", a);
+        } else if ((taken = vt_arg_value(argc, argv, &i, 0, "--format", "export", &format)) ||
+                   (taken = vt_arg_value(argc, argv, &i, 'o', "--output", "export", &x.out_path))) {
+            if (taken < 0)
                 return EXIT_USAGE;
-            }
-        } else if (strncmp(a, "--format=", 9) == 0) {
-            value = &format, v = a + 9;
-        } else if (strncmp(a, "--output=", 9) == 0) {
-            value = &x.out_path, v = a + 9;
         } else if (a[0] == '-' && a[1]) {
-            error("unknown option '%s'. See 'vramtrace export --help'.", a);
-            return EXIT_USAGE;
+            return vt_arg_unknown(a, "export");
         } else if (path) {
             error("export reads one trace: '%s' and '%s'", path, a);
             return EXIT_USAGE;
         } else {
             path = a;
         }
-        if (value)
-            *value = v;
     }
     if (!path) {
         error("export needs a trace file. See 'vramtrace export --help'.");

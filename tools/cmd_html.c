@@ -18,6 +18,7 @@
 #include "report.h"
 #include "timeline.h"
 #include "units.h"
+#include "args.h"
 #include "util.h"
 
 int cmd_html(int argc, char **argv);
@@ -463,19 +464,14 @@ int cmd_html(int argc, char **argv)
             fputs(usage, stdout);
             vt_report_opts_release(&opts);
             return 0;
-        } else if (strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0 ||
-                   strncmp(a, "--output=", 9) == 0) {
-            const char *v = a[8] == '=' ? a + 9 : i + 1 < argc ? argv[++i] : NULL;
-            if (!v || !*v) {
-                error("'-o' needs a file ('-': stdout). See 'vramtrace html --help'.");
+        } else if ((taken = vt_arg_value(argc, argv, &i, 'o', "--output", "html", &out_arg))) {
+            if (taken < 0)
                 goto usage;
-            }
-            out_arg = v;
         } else if ((taken = vt_report_opts_parse(&opts, argc, argv, &i)) != 0) {
             if (taken < 0)
                 goto usage;
         } else if (a[0] == '-' && a[1]) {
-            error("unknown option '%s'. See 'vramtrace html --help'.", a);
+            vt_arg_unknown(a, "html");
             goto usage;
         } else if (path) {
             error("html reads one trace: '%s' and '%s'", path, a);

@@ -13,6 +13,7 @@
 #include "symbolize.h"
 #include "trace_reader.h"
 #include "units.h"
+#include "args.h"
 #include "util.h"
 
 int cmd_leaks(int argc, char **argv);
@@ -86,18 +87,6 @@ oom:
     return -1;
 }
 
-static int parse_count(const char *s, size_t *out)
-{
-    char *end;
-    if (*s < '0' || *s > '9')
-        return -1;
-    unsigned long long v = strtoull(s, &end, 10);
-    if (*end || v > SIZE_MAX)
-        return -1;
-    *out = (size_t)v;
-    return 0;
-}
-
 static void print_leaks(const char *path, const vt_reader_t *r, const vt_analysis_t *a,
                         vt_symbolizer_t *sym, const leak_site_t *sites, size_t n_sites, size_t top)
 {
@@ -144,25 +133,22 @@ int cmd_leaks(int argc, char **argv)
     size_t top = DEFAULT_TOP;
     bool all_frames = false;
     for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
+        const char *a = argv[i], *v;
+        int taken;
         if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
             fputs(usage, stdout);
             return 0;
-        } else if (strcmp(a, "--top") == 0 || strncmp(a, "--top=", 6) == 0) {
-            const char *v = a[5] == '=' ? a + 6 : argv[++i];
-            if (!v) {
-                error("--top needs a number. See 'vramtrace leaks --help'.");
+        } else if ((taken = vt_arg_value(argc, argv, &i, 0, "--top", "leaks", &v))) {
+            if (taken < 0)
                 return EXIT_USAGE;
-            }
-            if (parse_count(v, &top) != 0) {
+            if (vt_parse_count(v, &top) != 0) {
                 error("--top takes a count, not '%s'", v);
                 return EXIT_USAGE;
             }
         } else if (strcmp(a, "--all-frames") == 0) {
             all_frames = true;
         } else if (a[0] == '-' && a[1]) {
-            error("unknown option '%s'. See 'vramtrace leaks --help'.", a);
-            return EXIT_USAGE;
+            return vt_arg_unknown(a, "leaks");
         } else if (path) {
             error("leaks reads one trace: '%s' and '%s'", path, a);
             return EXIT_USAGE;

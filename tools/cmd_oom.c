@@ -27,6 +27,7 @@
 #include "load.h"
 #include "symbolize.h"
 #include "units.h"
+#include "args.h"
 #include "util.h"
 
 int cmd_oom(int argc, char **argv);
@@ -588,8 +589,7 @@ int cmd_oom(int argc, char **argv)
         } else if (strcmp(a, "--all-frames") == 0) {
             all_frames = true;
         } else if (a[0] == '-' && a[1]) {
-            error("unknown option '%s'. See 'vramtrace oom --help'.", a);
-            return EXIT_USAGE;
+            return vt_arg_unknown(a, "oom");
         } else if (path) {
             error("oom reads one trace for now: '%s' and '%s'", path, a);
             return EXIT_USAGE;

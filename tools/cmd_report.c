@@ -27,6 +27,7 @@
 #include "symbolize.h"
 #include "trace_reader.h"
 #include "units.h"
+#include "args.h"
 #include "util.h"
 
 int cmd_report(int argc, char **argv);
@@ -595,20 +596,6 @@ static int parse_time(const char *s, uint64_t *t_ns)
     return -1;
 }
 
-/* Parses a --top count. Returns 0, or -1 when v is not a whole number. */
-static int parse_count(const char *v, size_t *out)
-{
-    char *end;
-    if (*v < '0' || *v > '9')
-        return -1;
-    errno = 0;
-    unsigned long long n = strtoull(v, &end, 10);
-    if (*end || errno || n > SIZE_MAX)
-        return -1;
-    *out = (size_t)n;
-    return 0;
-}
-
 /* The time of the last record of the trace at path, from its t0 (0 when unreadable). */
 static uint64_t trace_end_ns(const char *path)
 {
@@ -691,41 +678,27 @@ void vt_report_opts_release(vt_report_opts_t *o)
     vt_kv_list_release(&o->keys);
 }
 
-/* The value of option name at argv[*i]: "--name=V" or "--name V" (advancing *i); NULL when
- * argv[*i] is not the option; "" when its value is missing. */
-static const char *opt_value(const char *name, int argc, char **argv, int *i)
-{
-    const char *a = argv[*i];
-    size_t n = strlen(name);
-    if (strncmp(a, name, n) != 0)
-        return NULL;
-    if (a[n] == '=')
-        return a + n + 1;
-    if (a[n])
-        return NULL;
-    return *i + 1 < argc ? argv[++*i] : "";
-}
-
 int vt_report_opts_parse(vt_report_opts_t *o, int argc, char **argv, int *i)
 {
     const char *v, *a = argv[*i];
     char err[512];
+    int taken;
     if (strcmp(a, "--all-frames") == 0) {
         o->all_frames = true;
-    } else if ((v = opt_value("--budget", argc, argv, i))) {
-        if (!*v)
-            return error("'--budget' needs a model file. See 'vramtrace %s --help'.", o->cmd);
+    } else if ((taken = vt_arg_value(argc, argv, i, 0, "--budget", o->cmd, &v))) {
+        if (taken < 0)
+            return -1;
         if (o->model)
             return error("only one model file, please: '%s' and '%s'", o->model, v);
         o->model = v;
-    } else if ((v = opt_value("--top", argc, argv, i))) {
-        if (!*v)
-            return error("'--top' needs a number. See 'vramtrace %s --help'.", o->cmd);
-        if (parse_count(v, &o->top) != 0)
+    } else if ((taken = vt_arg_value(argc, argv, i, 0, "--top", o->cmd, &v))) {
+        if (taken < 0)
+            return -1;
+        if (vt_parse_count(v, &o->top) != 0)
             return error("'--top' takes a count, not '%s'", v);
-    } else if ((v = opt_value("--rules", argc, argv, i))) {
-        if (!*v)
-            return error("'--rules' needs a rules file. See 'vramtrace %s --help'.", o->cmd);
+    } else if ((taken = vt_arg_value(argc, argv, i, 0, "--rules", o->cmd, &v))) {
+        if (taken < 0)
+            return -1;
         if (o->rules_path)
             return error("only one rules file, please: '%s' and '%s'", o->rules_path, v);
         o->rules_path = v;
@@ -784,11 +757,9 @@ int cmd_report(int argc, char **argv)
             return 0;
         } else if (strcmp(a, "--json") == 0) {
             json = 1;
-        } else if ((v = opt_value("--at", argc, argv, &i))) {
-            if (!*v) {
-                error("'--at' needs a time. See 'vramtrace report --help'.");
+        } else if ((taken = vt_arg_value(argc, argv, &i, 0, "--at", "report", &v))) {
+            if (taken < 0)
                 goto usage;
-            }
             if (parse_time(v, &at_ns) != 0) {
                 error("bad time '%s' for '--at': expected seconds from the start like 3.2, "
                       "3.2s, 1500ms or 250us",
@@ -796,11 +767,9 @@ int cmd_report(int argc, char **argv)
                 goto usage;
             }
             at_arg = v;
-        } else if ((v = opt_value("--category", argc, argv, &i))) {
-            if (!*v) {
-                error("'--category' needs a category. See 'vramtrace report --help'.");
+        } else if ((taken = vt_arg_value(argc, argv, &i, 0, "--category", "report", &v))) {
+            if (taken < 0)
                 goto usage;
-            }
             category = vt_category_from_name(v, strlen(v));
             if (category < 0) {
                 error("unknown category '%s': expected weights, gradients, optimizer, "
@@ -812,7 +781,7 @@ int cmd_report(int argc, char **argv)
             if (taken < 0)
                 goto usage;
         } else if (a[0] == '-' && a[1]) {
-            error("unknown option '%s'. See 'vramtrace report --help'.", a);
+            vt_arg_unknown(a, "report");
             goto usage;
         } else {
             if (!path)

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "args.h"
 #include "util.h"
 #include "vt_categories.h"
 
@@ -49,10 +50,14 @@ int cmd_rules(int argc, char **argv)
         fputs(vt_default_rules, stdout);
         return 0;
     }
-    if (argc == 3 && strcmp(argv[1], "--check") == 0)
-        return check(argv[2]);
-    if (argc >= 2 && argv[1][0] == '-' && strcmp(argv[1], "--check") != 0 &&
-        strcmp(argv[1], "--defaults") != 0)
+    int i = 1;
+    const char *file;
+    int taken = argc >= 2 ? vt_arg_value(argc, argv, &i, 0, "--check", "rules", &file) : 0;
+    if (taken < 0)
+        return EXIT_USAGE;
+    if (taken && i == argc - 1)
+        return check(file);
+    if (argc >= 2 && argv[1][0] == '-' && !taken && strcmp(argv[1], "--defaults") != 0)
         error("unknown option '%s'", argv[1]);
     else
         error("'rules' needs --defaults or --check FILE");

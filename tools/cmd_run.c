@@ -19,6 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "args.h"
 #include "util.h"
 
 #ifndef VRAMTRACE_INSTALL_LIBDIR
@@ -57,7 +58,7 @@ static const char usage[] =
     "    --simulate[=SIZE]  run on the simulated CUDA device (docs/simulator.md) with SIZE of\n"
     "                       memory (VTSIM_DEVICE_MEMORY; default 16G)\n"
     "    --report           print 'vramtrace report' of CMD's trace after the run\n"
-    "    --quiet            no summary line at exit (VRAMTRACE_QUIET=1) and no lines of ours\n"
+    "    -q, --quiet        no summary line at exit (VRAMTRACE_QUIET=1) and no lines of ours\n"
     "    --lib PATH         the libvramtrace.so to preload\n"
     "    -h, --help         show this help\n"
     "\n"
@@ -82,25 +83,6 @@ typedef struct env_set_s {
 #define MAX_ENV 16
 
 /* ------------------------------------------------------------------ argument parsing */
-
-/* Whether arg is the value option `name` ("--rules FILE" or "--rules=FILE"). On a match, *value
- * is its value (the next argument is consumed) or NULL when it is missing. */
-static bool value_option(const char *name, char **argv, int argc, int *i, const char **value)
-{
-    const char *arg = argv[*i];
-    size_t n = strlen(name);
-    if (strncmp(arg, name, n) != 0)
-        return false;
-    if (arg[n] == '=' && name[1] == '-') {
-        *value = arg + n + 1;
-        return true;
-    }
-    if (arg[n] != '\0')
-        return false;
-    /* "--rules -- CMD" lacks the value: "--" is never one. */
-    *value = *i + 1 < argc && strcmp(argv[*i + 1], "--") != 0 ? argv[++*i] : NULL;
-    return true;
-}
 
 static bool ends_with(const char *s, const char *suffix)
 {
@@ -157,21 +139,14 @@ static int parse(int argc, char **argv, run_opts_t *o)
 {
     int i;
     for (i = 1; i < argc && strcmp(argv[i], "--") != 0; i++) {
-        const char *a = argv[i], *v = NULL, **dest = NULL;
-        if (value_option("-o", argv, argc, &i, &v))
-            dest = &o->output;
-        else if (value_option("--rules", argv, argc, &i, &v))
-            dest = &o->rules;
-        else if (value_option("--depth", argv, argc, &i, &v))
-            dest = &o->depth;
-        else if (value_option("--lib", argv, argc, &i, &v))
-            dest = &o->lib;
-        if (dest) {
-            if (!v || !*v) {
-                error("'%s' needs a value. See 'vramtrace run --help'.", a);
+        const char *a = argv[i];
+        int taken;
+        if ((taken = vt_arg_value(argc, argv, &i, 'o', NULL, "run", &o->output)) ||
+            (taken = vt_arg_value(argc, argv, &i, 0, "--rules", "run", &o->rules)) ||
+            (taken = vt_arg_value(argc, argv, &i, 0, "--depth", "run", &o->depth)) ||
+            (taken = vt_arg_value(argc, argv, &i, 0, "--lib", "run", &o->lib))) {
+            if (taken < 0)
                 return EXIT_USAGE;
-            }
-            *dest = v;
         } else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
             fputs(usage, stdout);
             return 0;
@@ -186,11 +161,10 @@ static int parse(int argc, char **argv, run_opts_t *o)
             o->capacity = a + 11;
         } else if (strcmp(a, "--report") == 0) {
             o->report = true;
-        } else if (strcmp(a, "--quiet") == 0) {
+        } else if (vt_arg_flag(a, 'q', "--quiet")) {
             o->quiet = true;
         } else if (a[0] == '-') {
-            error("unknown option '%s'. See 'vramtrace run --help'.", a);
-            return EXIT_USAGE;
+            return vt_arg_unknown(a, "run");
         } else if (strcmp(argv[i - 1], "--simulate") == 0 && is_size(a)) {
             error("'--simulate %s': the size goes as --simulate=%s", a, a);
             return EXIT_USAGE;

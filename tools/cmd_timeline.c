@@ -16,6 +16,7 @@
 #include "load.h"
 #include "timeline.h"
 #include "units.h"
+#include "args.h"
 #include "util.h"
 
 int cmd_timeline(int argc, char **argv);
@@ -737,21 +738,17 @@ int cmd_timeline(int argc, char **argv)
     memset(&tl, 0, sizeof(tl));
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
+        int taken;
         if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
             fputs(usage, stdout);
             return 0;
         } else if (strcmp(a, "--csv") == 0) {
             tl.csv = 1;
-        } else if (strcmp(a, "--svg") == 0 || strncmp(a, "--svg=", 6) == 0) {
-            const char *v = a[5] == '=' ? a + 6 : i + 1 < argc ? argv[++i] : NULL;
-            if (!v || !*v) {
-                error("--svg needs a file ('-': stdout). See 'vramtrace timeline --help'.");
+        } else if ((taken = vt_arg_value(argc, argv, &i, 0, "--svg", "timeline", &tl.svg))) {
+            if (taken < 0)
                 return EXIT_USAGE;
-            }
-            tl.svg = v;
         } else if (a[0] == '-' && a[1]) {
-            error("unknown option '%s'. See 'vramtrace timeline --help'.", a);
-            return EXIT_USAGE;
+            return vt_arg_unknown(a, "timeline");
         } else if (path) {
             error("timeline reads one trace: '%s' and '%s'", path, a);
             return EXIT_USAGE;

@@ -7,6 +7,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include "args.h"
 #include "util.h"
 
 typedef struct cmd_s {
@@ -48,7 +49,10 @@ static const cmd_t commands[] = {
 
 static void print_usage(FILE *out)
 {
-    fputs("usage: vramtrace [--version] [-h | --help] <command> [<args>]\n"
+    fputs("usage: vramtrace [--version] [-h | --help] [--memory-limit SIZE] <command> [<args>]\n"
+          "\n"
+          "    --memory-limit SIZE  cap the analyzer's own memory at SIZE (512M, 4G; 'none':\n"
+          "                         no cap); default: half the machine's memory\n"
           "\n"
           "Commands:\n",
           out);
@@ -118,17 +122,11 @@ int main(int argc, char **argv)
     /* Global options come before the command, as with git. */
     for (; argc > 0 && argv[0][0] == '-'; argc--, argv++) {
         const char *opt = argv[0];
-        if (strncmp(opt, "--memory-limit=", 15) == 0) {
-            memory_limit = opt + 15;
-            continue;
-        }
-        if (strcmp(opt, "--memory-limit") == 0) {
-            if (argc < 2) {
-                error("'--memory-limit' needs a size. See 'vramtrace --help'.");
-                return EXIT_USAGE;
-            }
-            memory_limit = argv[1];
-            argc--, argv++;
+        int i = 0, taken = vt_arg_value(argc, argv, &i, 0, "--memory-limit", "", &memory_limit);
+        if (taken < 0)
+            return EXIT_USAGE;
+        if (taken) {
+            argc -= i, argv += i;
             continue;
         }
         if (strcmp(opt, "--version") == 0)
