@@ -3,6 +3,7 @@
  * array, never with getenv: init can run inside a hook, before libc finished starting, or in a
  * fork child. Strings are copied into fixed buffers, so nothing here allocates. */
 #include "vt_internal.h"
+#include "vt_size.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -100,46 +101,14 @@ int vt_parse_int(const char *s, long long *out)
     return 0;
 }
 
-/* vt_parse_size: a decimal byte count with an optional binary suffix K, M or G (any case),
- * optionally followed by B or iB: "4096", "64K", "2MiB", "1gb". Returns 0, -EINVAL when it is
- * not a size, or -ERANGE when it does not fit 64 bits. */
+/* vt_parse_size: the one size grammar (vt_size.h), for the library's size variables. */
 int vt_parse_size(const char *s, unsigned long long *out)
 {
-    unsigned long long v = 0;
-    const char *p = s;
-    if (*p < '0' || *p > '9')
-        return -EINVAL;
-    int err = 0;
-    for (; *p >= '0' && *p <= '9'; p++) {
-        unsigned d = (unsigned)(*p - '0');
-        if (v > (UINT64_MAX - d) / 10)
-            err = -ERANGE;
-        else
-            v = v * 10 + d;
-    }
-    unsigned shift = 0;
-    switch (lower(*p)) {
-    case 'k':
-        shift = 10;
-        break;
-    case 'm':
-        shift = 20;
-        break;
-    case 'g':
-        shift = 30;
-        break;
-    }
-    if (shift) {
-        p++;
-        if (eq_nocase(p, "ib") || eq_nocase(p, "b"))
-            p += strlen(p);
-    }
-    if (*p)
-        return -EINVAL;
-    if (err || v > (UINT64_MAX >> shift))
-        return -ERANGE;
-    *out = v << shift;
-    return 0;
+    uint64_t v;
+    int rc = vt_size_parse(s, &v);
+    if (rc == 0)
+        *out = v;
+    return rc;
 }
 
 /* Warnings are capped per parse (the library parses once per process), so a broken

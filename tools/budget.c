@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "budget.h"
+#include "vt_size.h"
 
 const char *const vt_budget_categories[5] = {"weights", "gradients", "optimizer", "activations",
                                              "data"};
@@ -68,7 +69,7 @@ enum key_kind {
     K_POS,   /* positive integer */
     K_UINT,  /* non-negative integer */
     K_COUNT, /* non-negative count, decimal suffix K, M, B/G allowed (110M) */
-    K_BYTES, /* byte size: K, M, G decimal; KiB, MiB, GiB binary */
+    K_BYTES, /* byte size: the one size grammar (vt_size.h) */
     K_DTYPE, /* fp32, fp16, bf16 */
     K_HEAD,  /* none, cls, cls:N, lm, mlm */
     K_ARCH,  /* resnet50, resnet101, resnet152 */
@@ -263,10 +264,10 @@ __attribute__((format(printf, 3, 4))) static int fail(char *err, size_t len, con
     return -1;
 }
 
-/* Parses a decimal integer with an optional fraction and suffix into *out. suffixes: "count"
- * (K, M, B, G: powers of 1000) or "bytes" (also KiB, MiB, GiB). The result must be whole:
- * 1.5K is 1500, 1.5 alone is refused. Returns 0 or -1. */
-static int parse_number(const char *s, int allow_suffix, int bytes, uint64_t *out)
+/* Parses a decimal count with an optional fraction and suffix (K, M, B, G: powers of 1000) into
+ * *out. The result must be whole: 1.5K is 1500, 1.5 alone is refused. Returns 0 or -1. Sizes in
+ * bytes are not counts: they take the size grammar (vt_size.h). */
+static int parse_number(const char *s, int allow_suffix, uint64_t *out)
 {
     uint64_t mant = 0;
     unsigned n_frac = 0;
@@ -292,12 +293,6 @@ static int parse_number(const char *s, int allow_suffix, int bytes, uint64_t *ou
         if (!allow_suffix)
             return -1;
         char c = *p++;
-        if (bytes && p[0] == 'i' && p[1] == 'B' && p[2] == '\0') {
-            base = 1024;
-            p += 2;
-        } else if (bytes && p[0] == 'B' && p[1] == '\0') {
-            p++; /* KB, MB, GB: decimal */
-        }
         if (*p)
             return -1;
         int power;
@@ -313,8 +308,6 @@ static int parse_number(const char *s, int allow_suffix, int bytes, uint64_t *ou
             power = 3;
             break;
         case 'B':
-            if (bytes)
-                return -1; /* 7B is a count; for bytes it would read as "bytes" */
             power = 3;
             break;
         default:
@@ -404,7 +397,8 @@ int vt_budget_model_set(vt_budget_model_t *m, const char *key, const char *value
     case K_UINT:
     case K_COUNT:
     case K_BYTES:
-        if (parse_number(value, k->kind >= K_COUNT, k->kind == K_BYTES, &u) != 0 ||
+        if ((k->kind == K_BYTES ? vt_size_parse(value, &u)
+                                : parse_number(value, k->kind >= K_COUNT, &u)) != 0 ||
             (k->kind == K_POS && u == 0) || (k->max && u > k->max)) {
             const char *what = k->kind == K_POS     ? "a positive integer"
                                : k->kind == K_UINT  ? "a non-negative integer"
@@ -442,7 +436,7 @@ int vt_budget_model_set(vt_budget_model_t *m, const char *key, const char *value
             m->head = VT_HEAD_MLM;
         else if (strcmp(value, "cls") == 0)
             m->head = VT_HEAD_CLS, m->n_labels = 2;
-        else if (strncmp(value, "cls:", 4) == 0 && parse_number(value + 4, 0, 0, &u) == 0 && u > 0)
+        else if (strncmp(value, "cls:", 4) == 0 && parse_number(value + 4, 0, &u) == 0 && u > 0)
             m->head = VT_HEAD_CLS, m->n_labels = u;
         else {
             fail(err, err_len, "bad value '%s' for '%s': expected none, cls:N, lm or mlm", value,

@@ -14,6 +14,7 @@
 #include "units.h"
 #include "args.h"
 #include "util.h"
+#include "vt_size.h"
 
 int cmd_check(int argc, char **argv);
 
@@ -22,8 +23,9 @@ int cmd_check(int argc, char **argv);
 static const char usage[] =
     "usage: vramtrace check FILE [--max-peak SIZE] [--max-category NAME=SIZE...]\n"
     "\n"
-    "A CI gate: exit 0 when the trace's peaks are within the limits, 1 with\n"
-    "one line per limit exceeded otherwise. At least one limit is needed.\n"
+    "A CI gate: exit 0 when the trace's peaks are within the limits, 3 with\n"
+    "one line per limit exceeded otherwise; 1 when the trace is unreadable or\n"
+    "damaged, 2 on a usage error. At least one limit is needed.\n"
     "\n"
     "    --max-peak SIZE           the most device memory live at once on any\n"
     "                              device\n"
@@ -32,8 +34,9 @@ static const char usage[] =
     "                              workspace, unknown) live at once on any device\n"
     "    -h, --help                show this help\n"
     "\n"
-    "SIZE is a byte count with an optional binary suffix: 1000000, 512K, 512MiB,\n"
-    "1.5G, 16GiB, 1T (K, M, G and T are powers of 1024).\n";
+    "SIZE is a byte count with an optional unit, in any case: 1000000, 512K,\n"
+    "512MiB, 1.5G, 16GiB, 4GB, 1T (K, M, G, T and KiB, MiB, GiB, TiB are powers of\n"
+    "1024; KB, MB, GB, TB powers of 1000).\n";
 
 typedef struct cat_peak_s {
     uint32_t device;
@@ -45,67 +48,6 @@ typedef struct check_s {
     size_t n_devices;
     int oom;
 } check_t;
-
-/* parse_size: "512MiB", "1.5G", "1000000" into *out. K, M, G, T (any case) are powers of 1024,
- * optionally followed by "iB" or "B"; a fraction is allowed before a suffix and rounds down.
- * Returns 0, or -1 when s is not a size or does not fit 64 bits. */
-static int parse_size(const char *s, uint64_t *out)
-{
-    unsigned __int128 mant = 0, den = 1;
-    const char *p = s;
-    if (*p < '0' || *p > '9')
-        return -1;
-    for (; *p >= '0' && *p <= '9'; p++)
-        if ((mant = mant * 10 + (unsigned)(*p - '0')) > UINT64_MAX)
-            return -1;
-    if (*p == '.') {
-        if (p[1] < '0' || p[1] > '9')
-            return -1;
-        for (p++; *p >= '0' && *p <= '9'; p++) {
-            if (den > UINT64_MAX)
-                return -1; /* more decimals than any size needs */
-            mant = mant * 10 + (unsigned)(*p - '0');
-            den *= 10;
-        }
-    }
-    unsigned shift = 0;
-    switch (*p) {
-    case 'k':
-    case 'K':
-        shift = 10;
-        break;
-    case 'm':
-    case 'M':
-        shift = 20;
-        break;
-    case 'g':
-    case 'G':
-        shift = 30;
-        break;
-    case 't':
-    case 'T':
-        shift = 40;
-        break;
-    }
-    if (shift) {
-        p++;
-        if (p[0] == 'i' && p[1] == 'B')
-            p += 2;
-        else if (p[0] == 'B' || p[0] == 'b')
-            p++;
-    } else if (den > 1) {
-        return -1; /* "1.5" bytes */
-    } else if (*p == 'B' || *p == 'b') {
-        p++;
-    }
-    if (*p)
-        return -1;
-    unsigned __int128 v = (mant << shift) / den;
-    if (v > UINT64_MAX)
-        return -1;
-    *out = (uint64_t)v;
-    return 0;
-}
 
 /* The category peaks of device, added on first use; NULL when out of memory. */
 static cat_peak_t *device_peaks(check_t *c, uint32_t device)
@@ -199,7 +141,7 @@ int cmd_check(int argc, char **argv)
         }
         any_limit = 1;
         if (strcmp(opt, "--max-peak") == 0) {
-            if (parse_size(v, &max_peak) != 0) {
+            if (vt_size_parse(v, &max_peak) != 0) {
                 error("--max-peak takes a size like 512MiB or 16GiB, not '%s'", v);
                 return EXIT_USAGE;
             }
@@ -217,7 +159,7 @@ int cmd_check(int argc, char **argv)
                   (int)(eq - v), v);
             return EXIT_USAGE;
         }
-        if (parse_size(eq + 1, &max_cat[cat]) != 0) {
+        if (vt_size_parse(eq + 1, &max_cat[cat]) != 0) {
             error("--max-category takes a size like 512MiB or 16GiB, not '%s'", eq + 1);
             return EXIT_USAGE;
         }
@@ -275,5 +217,6 @@ int cmd_check(int argc, char **argv)
     free(c.devices);
     vt_analysis_release(&a);
     vt_reader_release(&r);
-    return rc || over ? 1 : 0;
+    /* A damaged trace is 1 even when over a limit: its peaks are only a lower bound. */
+    return rc ? 1 : over ? EXIT_OVER_LIMIT : 0;
 }

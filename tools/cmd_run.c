@@ -6,6 +6,7 @@
  * untouched: CMD's variables are set in the child, between fork and exec. */
 #include <dirent.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
@@ -21,6 +22,7 @@
 
 #include "args.h"
 #include "util.h"
+#include "vt_size.h"
 
 #ifndef VRAMTRACE_INSTALL_LIBDIR
 #    define VRAMTRACE_INSTALL_LIBDIR "lib" /* CMAKE_INSTALL_LIBDIR, relative to the prefix */
@@ -69,6 +71,7 @@ static const char usage[] =
 typedef struct run_opts_s {
     const char *output; /* -o, as given */
     const char *rules, *depth, *lib, *capacity;
+    char capacity_bytes[24]; /* --simulate's size as a byte count */
     bool per_tensor, no_caching, simulate, report, quiet;
     char **cmd; /* NULL-terminated, after "--" */
 } run_opts_t;
@@ -90,30 +93,13 @@ static bool ends_with(const char *s, const char *suffix)
     return n >= m && strcmp(s + n - m, suffix) == 0;
 }
 
-/* A size the simulator takes for VTSIM_DEVICE_MEMORY (tests/sim/sim_core.c parse_size): a
- * non-zero byte count with an optional K, M, G or T, then i and B, each optional. The simulator
- * ignores a bad value (80G instead), so it is checked here, before CMD starts. */
+/* A size for --simulate: the one size grammar (vt_size.h), not zero. The simulator ignores a
+ * bad VTSIM_DEVICE_MEMORY (80G instead), so it is checked here, before CMD starts, and passed
+ * on as a plain byte count, which every version of the simulator reads alike. */
 static bool is_size(const char *s)
 {
-    unsigned long long n = 0;
-    const char *p = s;
-    for (; *p >= '0' && *p <= '9'; p++) {
-        if (n > (ULLONG_MAX - 9) / 10)
-            return false;
-        n = n * 10 + (unsigned)(*p - '0');
-    }
-    if (p == s || n == 0)
-        return false;
-    const char *unit = *p ? strchr("KkMmGgTt", *p) : NULL;
-    if (unit) {
-        unsigned shift = 10 * (unsigned)(1 + (unit - "KkMmGgTt") / 2);
-        if (n > (ULLONG_MAX >> shift))
-            return false;
-        p++;
-        p += *p == 'i' || *p == 'I';
-        p += *p == 'b' || *p == 'B';
-    }
-    return *p == '\0';
+    uint64_t bytes;
+    return vt_size_parse(s, &bytes) == 0 && bytes != 0;
 }
 
 static bool is_depth(const char *s)
@@ -190,8 +176,14 @@ static int parse(int argc, char **argv, run_opts_t *o)
         return EXIT_USAGE;
     }
     if (o->capacity && !is_size(o->capacity)) {
-        error("bad --simulate size '%s': want a size like 16G", o->capacity);
+        error("bad --simulate size '%s': want a size like 16G (" VT_SIZE_GRAMMAR ")", o->capacity);
         return EXIT_USAGE;
+    }
+    if (o->capacity) {
+        uint64_t bytes = 0;
+        vt_size_parse(o->capacity, &bytes);
+        snprintf(o->capacity_bytes, sizeof(o->capacity_bytes), "%" PRIu64, bytes);
+        o->capacity = o->capacity_bytes;
     }
     o->cmd = argv + i + 1;
     return -1;

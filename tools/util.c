@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "util.h"
+#include "vt_size.h"
 
 int error(const char *fmt, ...)
 {
@@ -21,35 +22,6 @@ int error(const char *fmt, ...)
     fputc('\n', stderr);
     va_end(ap);
     return -1;
-}
-
-int vt_parse_bytes(const char *s, uint64_t *out)
-{
-    if (!s || *s < '0' || *s > '9' || strspn(s, "0123456789.") != strcspn(s, "kKmMgGtTbB"))
-        return -1; /* no sign, exponent, hex or inf that strtod would take */
-    errno = 0;
-    char *end;
-    double v = strtod(s, &end);
-    if (errno || end == s || !isfinite(v) || v < 0)
-        return -1;
-    unsigned shift = 0;
-    const char *units = "kmgt";
-    const char *u = *end ? strchr(units, *end | 0x20) : NULL;
-    if (u) {
-        shift = 10 * (unsigned)(u - units + 1);
-        end++;
-        if (strcasecmp(end, "b") == 0 || strcasecmp(end, "ib") == 0)
-            end += strlen(end);
-    } else if (strcasecmp(end, "b") == 0) {
-        end++;
-    }
-    if (*end)
-        return -1;
-    v *= (double)(1ULL << shift);
-    if (v >= 18446744073709551616.0) /* 2^64 */
-        return -1;
-    *out = (uint64_t)v;
-    return 0;
 }
 
 /* Why RLIMIT_DATA: it counts the heap and private writable mappings (Linux >= 4.7), so it
@@ -74,7 +46,7 @@ int vt_memory_limit(const char *value)
     if (value) {
         if (strcmp(value, "none") == 0)
             bytes = 0;
-        else if (vt_parse_bytes(value, &bytes) != 0)
+        else if (vt_size_parse(value, &bytes) != 0)
             return error("invalid --memory-limit '%s': not a size (512M, 4G) or 'none'", value);
         if (bytes == 0)
             return 0;

@@ -7,7 +7,11 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#define EXIT_USAGE 2 /* 0 ok, 1 error, 2 usage */
+/* The exit statuses of every command, in one table (the top-level --help and README state it):
+ * 0 fine, 1 unreadable or damaged input or another error, 2 usage, 3 `check` found a limit
+ * exceeded (so CI tells a broken trace from a real regression). */
+#define EXIT_USAGE      2
+#define EXIT_OVER_LIMIT 3
 
 /* error: "vramtrace: <message>" on stderr; returns -1 (git's error()). */
 int error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -25,10 +29,6 @@ void vt_xml_text(FILE *out, const char *s);
  * \xHH; other bytes as they are. Malloc'd, or NULL when out of memory. The library escapes its
  * messages the same way (src/log.c vt_escape). */
 char *vt_escaped(const char *s);
-
-/* vt_parse_bytes: "4096", "512M", "2GiB", "1.5G" (K, M, G, T: powers of 1024, any case, with an
- * optional B or iB) into *out. Returns 0, or -1 when s is not such a size or overflows. */
-int vt_parse_bytes(const char *s, uint64_t *out);
 
 /* vt_memory_limit: caps the CLI's own heap and anonymous memory (RLIMIT_DATA) at value (a size,
  * or "none"/"0" for no cap), or at half the machine's RAM when value is NULL; never raises the

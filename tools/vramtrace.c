@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The `vramtrace` command: global options and the git-style command table (git.c). Each
  * command is `int cmd_<name>(int argc, char **argv)` in tools/cmd_<name>.c, called with argv[0]
- * the command name, returning the exit status. Exit statuses: 0 ok, 1 error, 2 usage (docs/style.md,
- * "Errors and messages"); data on stdout, diagnostics on stderr, --help on stdout. */
+ * the command name, returning the exit status (the table in util.h); data on stdout, diagnostics on stderr, --help on stdout. */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -60,7 +59,10 @@ static void print_usage(FILE *out)
         fprintf(out, "   %-10s %s\n", commands[i].name, commands[i].summary);
     fputs("\n"
           "Capture without the launcher:\n"
-          "   LD_PRELOAD=/path/to/libvramtrace.so VRAMTRACE_OUTPUT=FILE CMD [ARGS]\n",
+          "   LD_PRELOAD=/path/to/libvramtrace.so VRAMTRACE_OUTPUT=FILE CMD [ARGS]\n"
+          "\n"
+          "Exit status: 0 fine, 1 unreadable or damaged input or another error, 2 usage error,\n"
+          "3 'check' found a limit exceeded; 'run' exits with CMD's status.\n",
           out);
 }
 

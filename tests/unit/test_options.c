@@ -123,29 +123,48 @@ static void test_numbers(void)
         {"4096", 4096},
         {"4K", 4096},
         {"4k", 4096},
-        {"4KB", 4096},
+        {"4KB", 4000},
         {"4KiB", 4096},
         {"4kib", 4096},
+        {"4kB", 4000},
         {"2M", 2ULL << 20},
         {"2MiB", 2ULL << 20},
-        {"2mb", 2ULL << 20},
+        {"2mb", 2000000},
         {"1G", 1ULL << 30},
         {"3GiB", 3ULL << 30},
+        {"4GB", 4000000000ULL},
+        {"1.5G", 3ULL << 29},
+        {"1.5GB", 1500000000ULL},
+        {"0.5k", 512},
+        {"1.0009765625K", 1025},
+        {"1.9B", 1},
+        {"1T", 1ULL << 40},
+        {"2tb", 2000000000000ULL},
+        {"1TiB", 1ULL << 40},
+        {"4B", 4},
+        {"4b", 4},
         {"17179869183G", 17179869183ULL << 30},
         {"18446744073709551615", UINT64_MAX},
+        {"18446744073709551615.9", UINT64_MAX},
+        {"15.999999999999999999T", 17592186044415ULL},
     };
     for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
         unsigned long long got = 1;
         VT_CHECK_EQ(sizes[i].s, vt_parse_size(sizes[i].s, &got), 0);
         VT_CHECK(sizes[i].s, got == sizes[i].want);
     }
-    static const char *const bad_size[] = {"",      "K",   "-1", "+1",   "4X",  "4Ki",
-                                           "4KiBx", "4 K", "1T", "1.5G", "4iB", "4B"};
+    static const char *const bad_size[] = {"",     "K",    "-1",    "+1",  "4X", "4Ki",  "4KiBx",
+                                           "4 K",  "1P",   "4iB",   "1.",  ".5", "1.5.", "1e3",
+                                           "0x10", "4kbb", "4KiBB", "inf", "4BB"};
     unsigned long long got = 7;
     for (size_t i = 0; i < sizeof(bad_size) / sizeof(bad_size[0]); i++)
         VT_CHECK_EQ(bad_size[i], vt_parse_size(bad_size[i], &got), -EINVAL);
     VT_CHECK_EQ("size overflow", vt_parse_size("18446744073709551616", &got), -ERANGE);
     VT_CHECK_EQ("size overflow by suffix", vt_parse_size("17179869184G", &got), -ERANGE);
+    VT_CHECK_EQ("size overflow by decimal suffix", vt_parse_size("18446745TB", &got), -ERANGE);
+    VT_CHECK_EQ("size overflow, long", vt_parse_size("99999999999999999999999999999", &got),
+                -ERANGE);
+    VT_CHECK_EQ("size overflow by fraction", vt_parse_size("16777216.5T", &got), -ERANGE);
     VT_CHECK("untouched on error", got == 7);
 }
 

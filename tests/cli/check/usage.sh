@@ -5,7 +5,7 @@ vramtrace check t.vtr
 echo "exit $?"
 vramtrace check t.vtr --max-peak
 echo "exit $?"
-for size in 1.5 12X -1G G 1.G 99999999999999999999 1.5GiBs; do
+for size in 1.5.5 12X -1G G 1.G 99999999999999999999 1.5GiBs 4KBB 1P; do
     vramtrace check t.vtr --max-peak "$size"
     echo "exit $?"
 done
