@@ -277,7 +277,11 @@ static void unit_numbers(void)
     VT_CHECK("300MiB",
              set(&m, "cuda_context_bytes", "300MiB") == 0 && m.cuda_context_bytes == 314572800);
     VT_CHECK("1GB", set(&m, "nccl_bytes", "1GB") == 0 && m.nccl_bytes == 1000000000);
-    VT_CHECK("7B bytes", set(&m, "nccl_bytes", "7B") == -2);
+    /* Byte keys take the one size grammar: B is bytes there, G a power of 1024. */
+    VT_CHECK("7B bytes", set(&m, "nccl_bytes", "7B") == 0 && m.nccl_bytes == 7);
+    VT_CHECK("8G bytes", set(&m, "nccl_bytes", "8G") == 0 && m.nccl_bytes == 8ULL << 30);
+    VT_CHECK("1.5gib bytes", set(&m, "nccl_bytes", "1.5gib") == 0 && m.nccl_bytes == 3ULL << 29);
+    VT_CHECK("7X bytes", set(&m, "nccl_bytes", "7X") == -2);
     VT_CHECK("batch 0", set(&m, "batch", "0") == -2);
     VT_CHECK("batch 1K", set(&m, "batch", "1K") == -2);
     VT_CHECK("zero_stage 4", set(&m, "zero_stage", "4") == -2);

@@ -61,5 +61,10 @@ esac
 got=$(LD_LIBRARY_PATH=/x:/y VTSIM_DEVICE_MEMORY=2G "$vramtrace" run --simulate -- sh -c "$sim")
 expect "--simulate, user's values" "$got" "$simdir:/x:/y|2G|"
 got=$(VTSIM_DEVICE_MEMORY=2G "$vramtrace" run --simulate=1GiB -- sh -c "$sim")
-expect "--simulate=1GiB" "$got" "$simdir|1GiB|"
+expect "--simulate=1GiB" "$got" "$simdir|1073741824|"
+# The one size grammar: a fraction, and GB as a power of 1000 (1.5G was refused before).
+got=$("$vramtrace" run --simulate=1.5G -- sh -c "$sim")
+expect "--simulate=1.5G" "$got" "$simdir|1610612736|"
+got=$("$vramtrace" run --simulate=2gb -- sh -c "$sim")
+expect "--simulate=2gb" "$got" "$simdir|2000000000|"
 echo "ok"
