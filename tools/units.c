@@ -38,6 +38,12 @@ const char *vt_fmt_commas(uint64_t v, char *buf, size_t cap)
 
 const char *vt_fmt_seconds(uint64_t ns, char *buf, size_t cap)
 {
+    /* Below a second a time that is not whole milliseconds keeps its microseconds: "--at 0.5ms"
+     * is 0.000500 s, not 0.000 s. */
+    if (ns < 1000000000u && ns % 1000000u != 0) {
+        snprintf(buf, cap, "0.%06" PRIu64 " s", ns / 1000u);
+        return buf;
+    }
     snprintf(buf, cap, "%" PRIu64 ".%03" PRIu64 " s", ns / 1000000000u,
              (ns % 1000000000u) / 1000000u);
     return buf;

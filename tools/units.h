@@ -8,7 +8,8 @@
 
 const char *vt_fmt_binary(uint64_t bytes, char *buf, size_t cap); /* "1.50 GiB", "512 B" */
 const char *vt_fmt_commas(uint64_t v, char *buf, size_t cap);     /* "1,182,022,656" */
-const char *vt_fmt_seconds(uint64_t ns, char *buf, size_t cap);   /* "12.345 s" */
+/* "12.345 s"; below a second, when not whole milliseconds, "0.000500 s" */
+const char *vt_fmt_seconds(uint64_t ns, char *buf, size_t cap);
 
 /* A device as its DEVICE record tells it: "device 0 (NVIDIA H100 80GB HBM3, 79.19 GiB)" ... */
 struct vt_reader_s;

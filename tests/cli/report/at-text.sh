@@ -9,6 +9,9 @@ vramtrace report t.vtr --at=810ms | sed -n '/^live at/p;/^  total/p;/^top call-s
 echo "exit $?"
 vramtrace report t.vtr --at 250us | sed -n '/^live at/p;/^  total/p;/^top/p'
 echo "exit $?"
+# A time below a second keeps its microseconds (it once printed "0.000 s").
+vramtrace report t.vtr --at 0.5ms | sed -n '/^live at/p'
+echo "exit $?"
 # After the end of the trace: the live set at the end, with a note on stderr.
 vramtrace report t.vtr --at 1500ms | sed -n '/^live at/p;/^top call-sites/,$p'
 echo "exit $?"
