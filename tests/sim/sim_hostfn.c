@@ -76,7 +76,7 @@ uint64_t sim_hostfn_enqueue(CUhostFn fn, CUstreamCallback cb, CUstream stream, v
             return 0;
         }
     }
-    it->seq = ++q_issued;
+    uint64_t seq = it->seq = ++q_issued; /* once unlocked, the worker may run and free it */
     if (q_tail)
         q_tail->next = it;
     else
@@ -84,7 +84,7 @@ uint64_t sim_hostfn_enqueue(CUhostFn fn, CUstreamCallback cb, CUstream stream, v
     q_tail = it;
     pthread_cond_signal(&q_work);
     pthread_mutex_unlock(&q_lock);
-    return it->seq;
+    return seq;
 }
 
 uint64_t sim_hostfn_issued(void)
