@@ -159,6 +159,13 @@ def main():
     summary = sections["summary"].content()
     check(binary(peak["bytes"]) in summary, "summary lacks the peak %s" % binary(peak["bytes"]))
     check(report["allocator"]["mode"] in summary, "summary lacks the allocator mode")
+    # The peak's device, named with its capacity, and the peak's share of it.
+    dev = next((d for d in report["devices"] if d["device"] == peak["device"]), None)
+    if dev and dev.get("name") and dev.get("total_bytes"):
+        named = "device %d (%s, %s)" % (dev["device"], dev["name"], binary(dev["total_bytes"]))
+        check(named in summary, "summary lacks '%s'" % named)
+        share = "%.1f%% of its memory" % (100.0 * peak["bytes"] / dev["total_bytes"])
+        check(share in summary, "summary lacks '%s'" % share)
 
     # Categories: one row per category, exact bytes with commas.
     rows = [r for r in sections["categories"].all("tr") if any(True for _ in r.all("th"))]
@@ -180,6 +187,18 @@ def main():
         paths = list(svgs[0].all("path"))
         check(len(paths) >= 1, "the timeline's svg has no areas")
         check("peak " + binary(peak["bytes"]) in svgs[0].content(), "the chart lacks its peak")
+        # The device's capacity: a line on the scale when the peak is a quarter of it or more,
+        # a note above the plot otherwise.
+        if dev and dev.get("total_bytes"):
+            cap = binary(dev["total_bytes"])
+            lines = [l for l in svgs[0].all("line") if l.attrs.get("class") == "capacity"]
+            if peak["bytes"] * 4 >= dev["total_bytes"]:
+                check(len(lines) == 1, "the chart has %d capacity lines" % len(lines))
+                check("capacity " + cap in svgs[0].content(), "the capacity line's label")
+            else:
+                check(not lines, "a capacity line off the scale")
+                check("capacity %s, above the scale" % cap in svgs[0].content(),
+                      "the chart does not note the capacity %s" % cap)
 
     # Top call-sites: the report's, in order, with the same frames less those the views fold.
     site_rows = [r for r in sections["sites"].all("tr") if list(r.all("ol"))]

@@ -21,7 +21,8 @@ trap 'rm -rf "$tmp"' EXIT
 render() {
     trace=$1 page=$2
     shift 2
-    "$vt" html "$trace" -o "$page" "$@" >"$tmp/stdout"
+    # Every frame, as report --json lists them.
+    "$vt" html "$trace" -o "$page" --all-frames "$@" >"$tmp/stdout"
     grep -q "^wrote $page: open it in a browser$" "$tmp/stdout"
     # --virtual-time-budget lets layout settle; no network is reachable or needed.
     timeout 120 "$browser" --headless --no-sandbox --disable-gpu --no-first-run \
@@ -33,8 +34,9 @@ render() {
         { cat "$tmp/err" >&2; exit 1; }
 }
 
-# A simulated-device run of the C training loop, compared with its model.
-"$vt" run --simulate=16G --quiet -o "$tmp/loop.vtr" -- "$train" 3 64 >/dev/null
+# A simulated-device run of the C training loop, compared with its model, on a device small
+# enough (128 MiB) for the chart to draw its capacity line.
+"$vt" run --simulate=128M --quiet -o "$tmp/loop.vtr" -- "$train" 3 64 >/dev/null
 render "$tmp/loop.vtr" "$tmp/loop.html" --budget "$src/examples/models/train_loop.model"
 "$vt" report --json "$tmp/loop.vtr" --budget "$src/examples/models/train_loop.model" \
     >"$tmp/loop.json"
