@@ -150,6 +150,11 @@ static void summary(FILE *out, const vt_report_t *rep)
             vt_fmt_binary(a->peak_bytes[VT_TRACE_SERIES_PINNED], b1, sizeof(b1)));
     fprintf(out, "<tr><th>managed peak</th><td>%s</td></tr>\n",
             vt_fmt_binary(a->peak_bytes[VT_TRACE_SERIES_MANAGED], b1, sizeof(b1)));
+    if (a->peak_bytes[VT_TRACE_SERIES_IMPORTED])
+        fprintf(out,
+                "<tr><th>imported peak</th><td>%s (a peer's memory, in the exporting process's "
+                "device peak)</td></tr>\n",
+                vt_fmt_binary(a->peak_bytes[VT_TRACE_SERIES_IMPORTED], b1, sizeof(b1)));
     fprintf(out,
             "<tr><th>totals</th><td>%" PRIu64 " allocations, %" PRIu64 " frees, %" PRIu64
             " failed</td></tr>\n",

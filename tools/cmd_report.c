@@ -306,6 +306,10 @@ static void print_text(const vt_report_t *rep)
            vt_fmt_binary(a->peak_bytes[VT_TRACE_SERIES_PINNED], b1, sizeof(b1)));
     printf("managed peak: %s\n",
            vt_fmt_binary(a->peak_bytes[VT_TRACE_SERIES_MANAGED], b1, sizeof(b1)));
+    /* A peer's memory opened here: the exporting process's peak counts it, this one's does not. */
+    if (a->peak_bytes[VT_TRACE_SERIES_IMPORTED])
+        printf("imported peak: %s (a peer's memory, in the exporting process's device peak)\n",
+               vt_fmt_binary(a->peak_bytes[VT_TRACE_SERIES_IMPORTED], b1, sizeof(b1)));
     printf("totals: %" PRIu64 " allocation%s, %" PRIu64 " free%s, %" PRIu64
            " failed, %s of device memory never freed\n",
            a->n_allocs, a->n_allocs == 1 ? "" : "s", a->n_frees, a->n_frees == 1 ? "" : "s",
@@ -474,6 +478,10 @@ static void print_json(const vt_report_t *rep)
     vt_json_end_object(&j);
     vt_json_begin_object(&j, "managed");
     vt_json_uint(&j, "peak_bytes", a->peak_bytes[VT_TRACE_SERIES_MANAGED]);
+    vt_json_end_object(&j);
+    vt_json_begin_object(&j, "imported");
+    vt_json_uint(&j, "peak_bytes", a->peak_bytes[VT_TRACE_SERIES_IMPORTED]);
+    vt_json_uint(&j, "live_bytes", a->live_bytes[VT_TRACE_SERIES_IMPORTED]);
     vt_json_end_object(&j);
 
     vt_json_begin_object(&j, "totals");

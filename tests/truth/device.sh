@@ -4,7 +4,8 @@
 # device (its name, capacity, UUID and PCI bus id, as the simulator answers them) in
 # `report --json` (devices[]), the text report ("device 0 (NAME, 4.00 GiB)", the peak as a
 # share of the capacity) and the HTML page (the same, and the chart's capacity line, on the
-# scale when the peak is a quarter of the capacity or more, a note above the plot otherwise).
+# scale when the peak is a quarter of the capacity or more, a note above the plot otherwise);
+# memory imported from another process (IPC) as its own series, outside the device peak.
 set -u
 lib=$1 simdir=$2 vramtrace=$3 prog=$4
 tmp=$(mktemp -d) || exit 1
@@ -38,5 +39,28 @@ grep -qF 'capacity 4.00 GiB, above the scale' "$tmp/4G.html" || fail "html: a 4 
 "$vramtrace" html "$tmp/48M.vtr" -o "$tmp/48M.html" || fail "html exited $?"
 grep -qF '<line class="capacity"' "$tmp/48M.html" || fail "html: a 48 MiB capacity is a line on the chart"
 grep -qF 'capacity 48.00 MiB</text>' "$tmp/48M.html" || fail "html: the capacity line's label"
-[ $status = 0 ] && echo "ok device record in JSON, text and HTML"
+# A peer's memory: the process that opens 8 MiB of another's through IPC and allocates 4 MiB of
+# its own shows the 8 MiB as imported, never in its device peak; the exporter's peak has them.
+env -i PATH="$PATH" LD_LIBRARY_PATH="$simdir" LD_PRELOAD="$lib" VRAMTRACE_QUIET=1 \
+    VRAMTRACE_OUTPUT="$tmp/ipc.vtr" VTSIM_DEVICE_MEMORY=1G "$prog" ipc 8388608 ||
+    fail "the IPC programs exited $?"
+opener=$(ls "$tmp"/ipc.*.vtr 2>/dev/null | head -n 1)
+if [ -z "$opener" ]; then
+    fail "no trace of the opening process"
+else
+    "$vramtrace" report "$opener" --json >"$tmp/opener.json" || fail "report --json exited $?"
+    tr -d ' \n' <"$tmp/opener.json" >"$tmp/opener.flat"
+    grep -qF '"imported":{"peak_bytes":8388608,"live_bytes":0}' "$tmp/opener.flat" ||
+        fail "the opener's imported peak is not 8 MiB"
+    grep -qF '"peak":{"bytes":4194304,' "$tmp/opener.flat" ||
+        fail "the opener's device peak is not its own 4 MiB"
+    "$vramtrace" report "$opener" | grep -qxF \
+        "imported peak: 8.00 MiB (a peer's memory, in the exporting process's device peak)" ||
+        fail "the opener's text report lacks the imported peak"
+    "$vramtrace" report "$tmp/ipc.vtr" --json | tr -d ' \n' >"$tmp/exporter.flat"
+    grep -qF '"peak":{"bytes":8388608,' "$tmp/exporter.flat" &&
+        grep -qF '"imported":{"peak_bytes":0,' "$tmp/exporter.flat" ||
+        fail "the exporter's device peak is not its 8 MiB, or it imported something"
+fi
+[ $status = 0 ] && echo "ok device record in JSON, text and HTML; imported memory"
 exit $status

@@ -6,6 +6,7 @@
  *   t_race double ROUNDS            two threads free one pointer at once, ROUNDS times
  *   t_race hostfn OPS               host functions free on the driver's thread while this one
  *                                   allocates
+ *   t_race ipc SIZE                 a second process opens SIZE bytes of this one's through IPC
  * Exits 0 when every call answered as the driver must (one success per double free). */
 #include <pthread.h>
 #include <stdbool.h>
@@ -232,6 +233,42 @@ static int host_functions(int ops)
     return n_errors ? 1 : 0;
 }
 
+/* ---- a peer's memory ------------------------------------------------------------------------ */
+
+/* ipc SIZE: exports SIZE bytes and runs "PROGRAM ipc-open HANDLE" (HANDLE in hex), which opens
+ * it, allocates half of SIZE of its own and closes both, so its trace has imported memory next
+ * to its own. */
+static int ipc_export(const char *self, size_t size)
+{
+    CUdeviceptr p;
+    CUipcMemHandle h;
+    if (cuMemAlloc_v2(&p, size) != CUDA_SUCCESS || cuIpcGetMemHandle(&h, p) != CUDA_SUCCESS)
+        return 1;
+    char hex[2 * sizeof h + 1], cmd[4096];
+    for (size_t i = 0; i < sizeof h; i++)
+        snprintf(hex + 2 * i, 3, "%02x", (unsigned char)h.reserved[i]);
+    snprintf(cmd, sizeof cmd, "'%s' ipc-open %s %zu", self, hex, size / 2);
+    int rc = system(cmd);
+    cuMemFree_v2(p);
+    return rc != 0;
+}
+
+static int ipc_open(const char *hex, size_t own)
+{
+    CUipcMemHandle h;
+    memset(&h, 0, sizeof h);
+    for (size_t i = 0; i < sizeof h && hex[2 * i] && hex[2 * i + 1]; i++) {
+        unsigned v = 0;
+        sscanf(hex + 2 * i, "%2x", &v);
+        h.reserved[i] = (char)v;
+    }
+    CUdeviceptr peer, mine;
+    if (cuIpcOpenMemHandle_v2(&peer, h, CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS) != CUDA_SUCCESS ||
+        cuMemAlloc_v2(&mine, own) != CUDA_SUCCESS)
+        return 1;
+    return cuMemFree_v2(mine) != CUDA_SUCCESS || cuIpcCloseMemHandle(peer) != CUDA_SUCCESS;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 3 || sim_test_context(0) != CUDA_SUCCESS) {
@@ -244,6 +281,10 @@ int main(int argc, char **argv)
     int rc;
     if (!strcmp(mode, "double")) {
         rc = double_frees(atoi(argv[2]));
+    } else if (!strcmp(mode, "ipc")) {
+        rc = ipc_export(argv[0], (size_t)atol(argv[2]));
+    } else if (!strcmp(mode, "ipc-open") && argc == 4) {
+        rc = ipc_open(argv[2], (size_t)atol(argv[3]));
     } else if (!strcmp(mode, "hostfn")) {
         rc = host_functions(atoi(argv[2]));
     } else if (argc == 5 && (!strcmp(mode, "race") || !strcmp(mode, "serial"))) {
