@@ -21,8 +21,7 @@ trap 'rm -rf "$tmp"' EXIT
 render() {
     trace=$1 page=$2
     shift 2
-    # Every frame, as report --json lists them.
-    "$vt" html "$trace" -o "$page" --all-frames "$@" >"$tmp/stdout"
+    "$vt" html "$trace" -o "$page" "$@" >"$tmp/stdout"
     grep -q "^wrote $page: open it in a browser$" "$tmp/stdout"
     # --virtual-time-budget lets layout settle; no network is reachable or needed.
     timeout 120 "$browser" --headless --no-sandbox --disable-gpu --no-first-run \
