@@ -21,7 +21,7 @@ run() { # TAG [VAR=VALUE...]: the script in a clean environment, outputs under $
     shift
     # shellcheck disable=SC2068 # VAR=VALUE words without spaces
     (cd "$tmp" && env -i PATH="$PATH" LD_LIBRARY_PATH="$simdir" VTSIM_DEVICE_MEMORY=1G \
-        VTSIM_STATS="$tmp/$tag.stats" NUMBA_DISABLE_JIT=0 $@ \
+        VTSIM_STATS="$tmp/$tag.stats" NUMBA_DISABLE_JIT=0 ${ASAN_OPTIONS:+ASAN_OPTIONS=$ASAN_OPTIONS} $@ \
         "$python" "$script" >"$tmp/$tag.out" 2>"$tmp/$tag.err")
     echo $? >"$tmp/$tag.status"
 }
