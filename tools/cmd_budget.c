@@ -11,12 +11,12 @@
 #include <string.h>
 
 #include "budget.h"
+#include "commands.h"
 #include "json.h"
 #include "kv.h"
 #include "args.h"
+#include "units.h"
 #include "util.h"
-
-int cmd_budget(int argc, char **argv);
 
 static const char usage[] =
     "usage: vramtrace budget [--model FILE] [KEY=VALUE...] [--json]\n"
@@ -38,42 +38,12 @@ static const char usage[] =
 
 /* ------------------------------------------------------------------ number formatting */
 
-/* 1182022656 -> "1,182,022,656" into buf (at least 27 bytes). */
-static const char *commas(uint64_t v, char *buf)
-{
-    char digits[24];
-    int n = snprintf(digits, sizeof(digits), "%" PRIu64, v), o = 0;
-    for (int i = 0; i < n; i++) {
-        if (i && (n - i) % 3 == 0)
-            buf[o++] = ',';
-        buf[o++] = digits[i];
-    }
-    buf[o] = '\0';
-    return buf;
-}
-
-/* Binary units with two decimals: "1.10 GiB", "32.00 KiB", "512 B". */
-static const char *binary(uint64_t v, char *buf, size_t len)
-{
-    static const char *const units[] = {"KiB", "MiB", "GiB", "TiB", "PiB"};
-    if (v < 1024) {
-        snprintf(buf, len, "%" PRIu64 " B", v);
-        return buf;
-    }
-    double x = (double)v / 1024;
-    int u = 0;
-    while (x >= 1024 && u < 4)
-        x /= 1024, u++;
-    snprintf(buf, len, "%.2f %s", x, units[u]);
-    return buf;
-}
-
 static const char *signed_binary(int64_t v, char *buf, size_t len)
 {
     if (v >= 0)
-        return binary((uint64_t)v, buf, len);
+        return vt_fmt_binary((uint64_t)v, buf, len);
     buf[0] = '-';
-    binary((uint64_t)(-(v + 1)) + 1, buf + 1, len - 1);
+    vt_fmt_binary((uint64_t)(-(v + 1)) + 1, buf + 1, len - 1);
     return buf;
 }
 
@@ -82,8 +52,8 @@ __attribute__((format(printf, 4, 5))) static void row(int indent, const char *na
                                                       const char *fmt, ...)
 {
     char c[32], b[32];
-    printf("%*s%-*s %17s %11s", indent, "", 18 - indent, name, commas(bytes, c),
-           binary(bytes, b, sizeof(b)));
+    printf("%*s%-*s %17s %11s", indent, "", 18 - indent, name, vt_fmt_commas(bytes, c, sizeof(c)),
+           vt_fmt_binary(bytes, b, sizeof(b)));
     if (fmt && *fmt) {
         va_list ap;
         va_start(ap, fmt);
@@ -105,7 +75,7 @@ static void print_naive(const vt_budget_model_t *r, const vt_budget_naive_t *n)
 {
     char p[32];
     printf("naive budget (the hand estimate): P = %s parameters, B = %" PRIu64 " bytes each\n",
-           commas(n->params, p), n->bytes_per_param);
+           vt_fmt_commas(n->params, p, sizeof(p)), n->bytes_per_param);
     header();
     row(2, "weights", n->weights, "P*B");
     row(2, "gradients", n->gradients, "P*B");
@@ -161,7 +131,8 @@ static void print_realistic(const vt_budget_model_t *r, const vt_budget_realisti
     if (is_transformer(r))
         printf(", act_profile %s", profile);
     printf(", optimizer %s\n", optname);
-    printf("  P = %s parameters (%s in matmuls)\n", commas(o->params, p), commas(o->p_matmul, q));
+    printf("  P = %s parameters (%s in matmuls)\n", vt_fmt_commas(o->params, p, sizeof(p)),
+           vt_fmt_commas(o->p_matmul, q, sizeof(q)));
     header();
 
     static const char *const wname[] = {"",
@@ -226,8 +197,9 @@ static void print_realistic(const vt_budget_model_t *r, const vt_budget_realisti
         char tp[64] = "";
         if (r->tp > 1)
             snprintf(tp, sizeof(tp), ", tp %" PRIu64 "%s", r->tp, r->sp ? " + sp" : "");
-        row(4, "layers", o->act_layers, "L * %s per layer (%s%s%s%s)", commas(o->act_layer, p),
-            profile, r->flash_attention ? ", flash attention" : "", ck, tp);
+        row(4, "layers", o->act_layers, "L * %s per layer (%s%s%s%s)",
+            vt_fmt_commas(o->act_layer, p, sizeof(p)), profile,
+            r->flash_attention ? ", flash attention" : "", ck, tp);
         row(4, "extra", o->act_extra, "%" PRIu64 "*s*b*h (embedding%s)",
             o->act_extra / (r->seq * r->batch * r->hidden),
             r->family == VT_FAMILY_BERT
@@ -238,8 +210,10 @@ static void print_realistic(const vt_budget_model_t *r, const vt_budget_realisti
     } else {
         int amp = is_amp(r->regime);
         row(2, "activations", o->activations, "b*%s + %s (measured per sample + fixed%s)",
-            commas(amp ? r->cnn_amp_act_bytes_per_sample : r->cnn_act_bytes_per_sample, p),
-            commas(amp ? r->cnn_amp_act_fixed : r->cnn_act_fixed, q), amp ? ", autocast" : "");
+            vt_fmt_commas(amp ? r->cnn_amp_act_bytes_per_sample : r->cnn_act_bytes_per_sample, p,
+                          sizeof(p)),
+            vt_fmt_commas(amp ? r->cnn_amp_act_fixed : r->cnn_act_fixed, q, sizeof(q)),
+            amp ? ", autocast" : "");
     }
     switch (r->family) {
     case VT_FAMILY_BERT:
@@ -260,28 +234,28 @@ static void print_realistic(const vt_budget_model_t *r, const vt_budget_realisti
             r->image_size, r->image_size);
         break;
     default:
-        row(2, "data", o->data, "b*%s", commas(r->data_bytes_per_sample, p));
+        row(2, "data", o->data, "b*%s", vt_fmt_commas(r->data_bytes_per_sample, p, sizeof(p)));
         break;
     }
     if (r->zero_stage >= 3)
         row(2, "zero3 gather", o->zero3_gather,
             "4*%s (16-bit params + grads of the largest "
             "layer)",
-            commas(o->largest_layer_params, p));
+            vt_fmt_commas(o->largest_layer_params, p, sizeof(p)));
     row(2, "total", o->total, "sum");
 
     printf("apart from the total:\n");
     row(2, "overhead", o->overhead, "static: the parts below");
     row(4, "CUDA context", o->overhead_context, "cuda_context_bytes");
     row(4, "cuBLAS", o->overhead_cublas, "%" PRIu64 " workspaces of %s", r->n_cublas_ws,
-        commas(r->cublas_ws_bytes, p));
+        vt_fmt_commas(r->cublas_ws_bytes, p, sizeof(p)));
     if (o->overhead_nccl)
         row(4, "NCCL", o->overhead_nccl, "nccl_bytes");
     if (o->overhead_ddp)
         row(4, "DDP buckets", o->overhead_ddp, "a copy of the gradients");
     if (o->overhead_zero)
         row(4, "ZeRO buckets", o->overhead_zero, "2*%s elements, 16-bit",
-            commas(r->zero_bucket_elems, p));
+            vt_fmt_commas(r->zero_bucket_elems, p, sizeof(p)));
     row(2, "transient", o->transient, "the largest of:");
     row(4, "logits backward", o->transient_logits, "8*b*s*V");
     row(4, "layer recompute", o->transient_recompute, "one layer rebuilt (full checkpointing)");
@@ -504,7 +478,7 @@ static int what_if(const vt_budget_model_t *m, int json)
     }
     char c[32], bb[32], t[32], s[32];
     printf("what-if: the realistic total per GPU with each remedy alone; baseline %s B = %s\n",
-           commas(total, c), binary(total, bb, sizeof(bb)));
+           vt_fmt_commas(total, c, sizeof(c)), vt_fmt_binary(total, bb, sizeof(bb)));
     printf("  %-25s %-34s %11s %22s\n", "remedy", "change", "total", "saving");
     for (int i = 0; i < N_REMEDIES; i++) {
         if (!rem[i].applicable) {
@@ -518,7 +492,7 @@ static int what_if(const vt_budget_model_t *m, int json)
         char sv[64];
         snprintf(sv, sizeof(sv), "%s %s", signed_binary(saving, s, sizeof(s)), pct);
         printf("  %-25s %-34s %11s %22s\n", rem[i].name, rem[i].change,
-               binary(rem[i].result.total, t, sizeof(t)), sv);
+               vt_fmt_binary(rem[i].result.total, t, sizeof(t)), sv);
     }
     return 0;
 }

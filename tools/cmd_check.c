@@ -10,13 +10,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "commands.h"
 #include "load.h"
 #include "units.h"
 #include "args.h"
 #include "util.h"
 #include "vt_size.h"
-
-int cmd_check(int argc, char **argv);
 
 #define NO_LIMIT UINT64_MAX
 

@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "commands.h"
+#include "frames.h"
 #include "json.h"
 #include "load.h"
 #include "symbolize.h"
@@ -16,8 +18,6 @@
 #include "units.h"
 #include "args.h"
 #include "util.h"
-
-int cmd_diff(int argc, char **argv);
 
 #define DEFAULT_TOP 10
 #define SHOW_FRAMES 8   /* frames printed per call-site in the text output */
@@ -98,34 +98,43 @@ static int by_cat_change(const void *x, const void *y)
     return p->category < q->category ? -1 : p->category > q->category;
 }
 
+typedef struct stack_key_s {
+    char *text;
+    size_t len, cap;
+} stack_key_t;
+
+static int key_add(void *ctx, const char *frame)
+{
+    stack_key_t *k = ctx;
+    size_t n = strlen(frame);
+    if (k->len + n + 2 > k->cap) {
+        while (k->len + n + 2 > k->cap)
+            k->cap *= 2;
+        char *grown = realloc(k->text, k->cap);
+        if (!grown)
+            return -1;
+        k->text = grown;
+    }
+    if (k->len)
+        k->text[k->len++] = '\n';
+    memcpy(k->text + k->len, frame, n + 1);
+    k->len += n;
+    return 0;
+}
+
 /* The frames of stack_id as one malloc'd string, a frame a line (NULL: out of memory). */
 static char *stack_key(vt_symbolizer_t *sym, const vt_reader_t *r, uint32_t stack_id)
 {
-    size_t len = 0, cap = 256;
-    char *key = malloc(cap);
-    if (!key)
+    vt_frames_opts_t o = {.sym = sym, .max_frames = MAX_DEPTH, .frame_bytes = FRAME_CAP};
+    stack_key_t k = {malloc(256), 0, 256};
+    if (!k.text)
         return NULL;
-    key[0] = '\0';
-    for (int depth = 0; stack_id && depth < MAX_DEPTH; depth++) {
-        char frame[FRAME_CAP];
-        stack_id = vt_symbolize_frame(sym, r, stack_id, frame, sizeof(frame));
-        size_t n = strlen(frame);
-        if (len + n + 2 > cap) {
-            while (len + n + 2 > cap)
-                cap *= 2;
-            char *grown = realloc(key, cap);
-            if (!grown) {
-                free(key);
-                return NULL;
-            }
-            key = grown;
-        }
-        if (len)
-            key[len++] = '\n';
-        memcpy(key + len, frame, n + 1);
-        len += n;
+    k.text[0] = '\0';
+    if (vt_frames_walk(&o, r, stack_id, key_add, &k) < 0) {
+        free(k.text);
+        return NULL;
     }
-    return key;
+    return k.text;
 }
 
 /* peak_sites: groups what was live on s's peak device at its peak (vt_trace_peak_sites) by the

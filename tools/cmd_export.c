@@ -18,13 +18,13 @@
 
 #include <uthash.h>
 
+#include "commands.h"
+#include "frames.h"
 #include "rowfmt.h"
 #include "load.h"
 #include "symbolize.h"
 #include "args.h"
 #include "util.h"
-
-int cmd_export(int argc, char **argv);
 
 #define MAX_FOLDED_FRAMES 256
 #define FRAME_CAP         512
@@ -351,6 +351,22 @@ static void speedscope_finish(export_t *x, const char *path, frame_name_t **tabl
     fputs(",\"exporter\":\"vramtrace " VRAMTRACE_VERSION_STRING "\"}\n", x->out);
 }
 
+/* The frames of one call-site for folded and speedscope: ';' separates the frames there. */
+typedef struct folded_s {
+    char (*frames)[FRAME_CAP];
+    int n;
+} folded_t;
+
+static int folded_frame(void *ctx, const char *frame)
+{
+    folded_t *f = ctx;
+    snprintf(f->frames[f->n], FRAME_CAP, "%s", frame);
+    for (char *p = f->frames[f->n]; (p = strchr(p, ';'));)
+        *p = ',';
+    f->n++;
+    return 0;
+}
+
 /* folded and speedscope: the call-sites live at the device peak, outermost frame first. */
 static int export_folded(export_t *x, const char *path)
 {
@@ -383,13 +399,11 @@ static int export_folded(export_t *x, const char *path)
         json_string(x->out, "device memory live at the peak");
         fputs(",\"unit\":\"bytes\",\"samples\":[", x->out);
     }
+    vt_frames_opts_t o = {.sym = symp, .max_frames = MAX_FOLDED_FRAMES, .frame_bytes = FRAME_CAP};
     for (size_t i = 0; x->out && frames && i < n_sites; i++) {
-        int n = 0;
-        for (uint32_t id = sites[i].stack_id; id && n < MAX_FOLDED_FRAMES; n++) {
-            id = vt_symbolize_frame(symp, &r, id, frames[n], FRAME_CAP);
-            for (char *p = frames[n]; (p = strchr(p, ';'));)
-                *p = ','; /* ';' separates the frames */
-        }
+        folded_t f = {frames, 0};
+        vt_frames_walk(&o, &r, sites[i].stack_id, folded_frame, &f);
+        int n = f.n;
         if (x->format == FMT_SPEEDSCOPE) {
             if (speedscope_sample(x, &table, &n_names, frames, n, i) != 0) {
                 rc = error("'%s': out of memory", path);

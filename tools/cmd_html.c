@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* `vramtrace html FILE [-o OUT] [--top N] [--rules RULES] [--budget MODEL [KEY=VALUE...]]`: the
  * report of one trace as one self-contained HTML page that loads nothing (no script, no font, no
- * link): the summary, the timeline chart (cmd_timeline.c's SVG, inline), the peak by category,
+ * link): the summary, the timeline chart (chart.c's SVG, inline), the peak by category,
  * the devices, the top call-sites at the peak, the OOMs, what was never freed, and the budget
  * comparison (report_budget.c). The numbers are the report's (report.h). The page is written to
  * a temporary file beside OUT and renamed over it, so OUT is never half written. Exit statuses:
@@ -15,16 +15,15 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "commands.h"
+#include "frames.h"
 #include "report.h"
-#include "timeline.h"
+#include "chart.h"
 #include "units.h"
 #include "args.h"
 #include "util.h"
 
-int cmd_html(int argc, char **argv);
-
 #define MAX_FRAMES 12 /* frames shown per call-site */
-#define FRAME_CAP  512
 
 static const char usage[] =
     "usage: vramtrace html FILE [-o OUT] [--top N] [--all-frames] [--rules RULES]\n"
@@ -173,7 +172,7 @@ static int timeline(const char *path, char **svg, size_t *len)
     FILE *mem = open_memstream(svg, len);
     if (!mem)
         return error("out of memory drawing the timeline of '%s'", path);
-    int rc = vt_timeline_svg(path, mem);
+    int rc = vt_chart_svg_trace(path, mem);
     if (fclose(mem) != 0)
         rc = error("out of memory drawing the timeline of '%s'", path);
     return rc;
@@ -244,27 +243,25 @@ static void devices(FILE *out, const vt_report_t *rep)
     fputs("</tbody></table>\n</section>\n", out);
 }
 
+static int frame_item(void *ctx, const char *frame)
+{
+    fputs("<li>", ctx);
+    text(ctx, frame);
+    fputs("</li>", ctx);
+    return 0;
+}
+
 /* The frames of stack id, leaf first, as a list. r is the reader that holds the stack. */
 static void frames(FILE *out, const vt_report_t *rep, const vt_reader_t *r, uint32_t id)
 {
-    char frame[FRAME_CAP];
+    vt_frames_opts_t o = {.sym = rep->sym, .max_frames = MAX_FRAMES, .shown = true};
     if (!id) {
         fputs("<i>no call-site recorded</i>", out);
         return;
     }
     fputs("<ol class=\"frames\">", out);
-    id = vt_symbolize_first_shown(rep->sym, r, id);
-    for (int depth = 0; id; depth++) {
-        if (depth == MAX_FRAMES) {
-            fputs("<li>\u2026</li>", out);
-            break;
-        }
-        id = vt_symbolize_shown(rep->sym, r,
-                                vt_symbolize_frame(rep->sym, r, id, frame, sizeof(frame)));
-        fputs("<li>", out);
-        text(out, frame);
-        fputs("</li>", out);
-    }
+    if (vt_frames_walk(&o, r, id, frame_item, out) > 0)
+        fputs("<li>\u2026</li>", out);
     fputs("</ol>", out);
 }
 

@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "commands.h"
+#include "frames.h"
 #include "load.h"
 #include "symbolize.h"
 #include "trace_reader.h"
@@ -16,11 +18,8 @@
 #include "args.h"
 #include "util.h"
 
-int cmd_leaks(int argc, char **argv);
-
 #define DEFAULT_TOP 10
 #define MAX_FRAMES  8
-#define FRAME_CAP   512
 
 static const char usage[] =
     "usage: vramtrace leaks FILE [--top N] [--all-frames]\n"
@@ -106,6 +105,7 @@ static void print_leaks(const char *path, const vt_reader_t *r, const vt_analysi
             printf("  device %" PRIu32 ": %s\n", a->devices[i].device,
                    vt_fmt_binary(a->devices[i].live_bytes, b1, sizeof(b1)));
     size_t shown = top && top < n_sites ? top : n_sites;
+    vt_frames_opts_t frames = {.sym = sym, .max_frames = MAX_FRAMES, .shown = true};
     printf("top %zu call-site%s of %zu:\n", shown, shown == 1 ? "" : "s", n_sites);
     for (size_t i = 0; i < shown; i++) {
         const vt_site_t *s = &sites[i].site;
@@ -114,16 +114,7 @@ static void print_leaks(const char *path, const vt_reader_t *r, const vt_analysi
                s->n_allocs == 1 ? "" : "s", sites[i].device);
         if (!s->stack_id)
             printf("      (no call-site recorded)\n");
-        int depth = 0;
-        for (uint32_t id = vt_symbolize_first_shown(sym, r, s->stack_id); id; depth++) {
-            char frame[FRAME_CAP];
-            if (depth == MAX_FRAMES) {
-                printf("      ...\n");
-                break;
-            }
-            id = vt_symbolize_shown(sym, r, vt_symbolize_frame(sym, r, id, frame, sizeof(frame)));
-            printf("      %s\n", frame);
-        }
+        vt_frames_print(stdout, &frames, r, s->stack_id, "      ");
     }
 }
 

@@ -23,6 +23,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "commands.h"
+#include "frames.h"
 #include "json.h"
 #include "load.h"
 #include "symbolize.h"
@@ -30,12 +32,9 @@
 #include "args.h"
 #include "util.h"
 
-int cmd_oom(int argc, char **argv);
-
 #define MAX_FRAMES  16 /* of the request's call-site */
 #define TOP_SITES   5  /* live call-sites shown per OOM */
 #define SITE_FRAMES 4  /* frames shown per live call-site (text; --json has them all) */
-#define FRAME_CAP   512
 #define NAME_CAP    256
 
 static const char usage[] =
@@ -343,16 +342,8 @@ static const char *fmt_delta(int64_t d, char *buf, size_t cap)
 static void print_frames(vt_symbolizer_t *sym, const vt_reader_t *r, uint32_t stack_id,
                          int max_frames, const char *indent)
 {
-    int depth = 0;
-    for (uint32_t id = vt_symbolize_first_shown(sym, r, stack_id); id; depth++) {
-        char frame[FRAME_CAP];
-        if (depth == max_frames) {
-            printf("%s...\n", indent);
-            break;
-        }
-        id = vt_symbolize_shown(sym, r, vt_symbolize_frame(sym, r, id, frame, sizeof(frame)));
-        printf("%s%s\n", indent, frame);
-    }
+    vt_frames_opts_t frames = {.sym = sym, .max_frames = max_frames, .shown = true};
+    vt_frames_print(stdout, &frames, r, stack_id, indent);
 }
 
 static void print_growth(const vt_reader_t *r, const oom_info_t *o)
@@ -495,13 +486,8 @@ static void print_oom(const vt_reader_t *r, vt_symbolizer_t *sym, const vt_oom_t
 static void json_frames(vt_json_t *j, const char *key, vt_symbolizer_t *sym, const vt_reader_t *r,
                         uint32_t stack_id)
 {
-    char frame[FRAME_CAP];
-    vt_json_begin_array(j, key);
-    for (uint32_t id = stack_id; id;) {
-        id = vt_symbolize_frame(sym, r, id, frame, sizeof(frame));
-        vt_json_string(j, NULL, frame);
-    }
-    vt_json_end_array(j);
+    vt_frames_opts_t frames = {.sym = sym};
+    vt_frames_json(j, key, &frames, r, stack_id);
 }
 
 static void print_json(const char *path, const vt_reader_t *r, const vt_analysis_t *a,

@@ -8,10 +8,9 @@
 #include <string.h>
 
 #include "args.h"
+#include "commands.h"
 #include "util.h"
 #include "vt_categories.h"
-
-int cmd_rules(int argc, char **argv);
 
 static const char usage[] = "usage: vramtrace rules --defaults\n"
                             "   or: vramtrace rules --check FILE\n"

@@ -21,14 +21,13 @@
 #include <unistd.h>
 
 #include "args.h"
+#include "commands.h"
 #include "util.h"
 #include "vt_size.h"
 
 #ifndef VRAMTRACE_INSTALL_LIBDIR
 #    define VRAMTRACE_INSTALL_LIBDIR "lib" /* CMAKE_INSTALL_LIBDIR, relative to the prefix */
 #endif
-
-int cmd_run(int argc, char **argv);
 
 static const char usage[] =
     "usage: vramtrace run [OPTIONS] -- CMD [ARGS]\n"

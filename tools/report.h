@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* The single-trace report (cmd_report.c): the trace read once into counters and the call-sites
+/* The single-trace report (report.c): the trace read once into counters and the call-sites
  * live at the peak (a replay only when that pass could not keep them; --at TIME replays), and a
  * symbolizer for their frames.
  * `report` prints it as text or JSON, `html` (cmd_html.c) as a page. */
@@ -64,6 +64,12 @@ const vt_device_stats_t *vt_report_category_peak(const vt_analysis_t *a, int c);
  * ("KEY=VALUE"; "" for default) and a sentence on what the trace sees into *meaning. */
 const char *vt_report_allocator(const vt_reader_t *r, char *setting, size_t cap,
                                 const char **meaning);
+
+/* The device with the most bytes live in a (the lowest number on a tie), or NULL with none. */
+const vt_device_stats_t *vt_report_most_live(const vt_analysis_t *a);
+
+/* The live bytes of device in a, by category, into by_category; returns the total. */
+uint64_t vt_report_live_on(const vt_analysis_t *a, uint32_t device, uint64_t *by_category);
 
 /* How many of rep->sites to show: rep->top of them, or all. */
 size_t vt_report_n_shown(const vt_report_t *rep);

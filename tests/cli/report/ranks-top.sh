@@ -1,5 +1,4 @@
 # --top N bounds the merged call-sites of several traces as it bounds a single report's (0: all).
-# (Needs cmd_report.c to pass --top: vt_report_ranks_top(paths, n_paths, json, top).)
 # Two ranks share call-site a (3 MiB in all); b (2 MiB) and c (1 MiB) are on one rank each.
 vt-mktrace r0.vtr <<'T' || exit
 process t0=1000 start=1 pid=8000 RANK=0

@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: MIT */
+/* The frames of a call-site as every view shows them, innermost first. Every command walks a
+ * stack through here, so what a view shows of a call-site (how deep, how each frame reads) is
+ * decided in one place and a rule about frames applies to every command at once. */
+#ifndef VT_FRAMES_H
+#define VT_FRAMES_H
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "json.h"
+#include "symbolize.h"
+#include "trace_reader.h"
+
+#define VT_FRAME_BYTES 512 /* a frame's text kept by default, NUL included */
+
+typedef struct vt_frames_opts_s {
+    vt_symbolizer_t *sym; /* names native frames; NULL: hex addresses */
+    int max_frames;       /* frames shown; 0: all */
+    size_t frame_bytes;   /* a frame's text kept, NUL included (at most 1024); 0: VT_FRAME_BYTES */
+    bool shown;           /* only the frames a view shows (vt_symbolize_shown: sym->all_frames) */
+} vt_frames_opts_t;
+
+/* Called with the text of each frame shown, innermost first; returns 0 to go on, -1 to stop. */
+typedef int (*vt_frame_fn)(void *ctx, const char *frame);
+
+/* vt_frames_walk: fn for each frame of stack_id in r, up to o->max_frames. Returns 1 when
+ * frames were left out past the limit, 0 when every frame was shown, -1 when fn stopped. */
+int vt_frames_walk(const vt_frames_opts_t *o, const vt_reader_t *r, uint32_t stack_id,
+                   vt_frame_fn fn, void *ctx);
+
+/* vt_frames_print: each frame on a line of its own after indent, then indent and "..." when
+ * frames were left out. */
+void vt_frames_print(FILE *out, const vt_frames_opts_t *o, const vt_reader_t *r, uint32_t stack_id,
+                     const char *indent);
+
+/* vt_frames_json: the frames as a JSON array of strings under key. */
+void vt_frames_json(vt_json_t *j, const char *key, const vt_frames_opts_t *o, const vt_reader_t *r,
+                    uint32_t stack_id);
+#endif
