@@ -123,8 +123,8 @@ int main(void)
     sample<<<grid, block>>>(tex, out, width, height);
     CHECK(cudaGetLastError());
     CHECK(cudaMemset2D(img, pitch, 0, width * sizeof(float), height));
-    CHECK(cudaMemcpy2DFromArray(h, width * sizeof(float), arr, 0, 0, width * sizeof(float),
-                                height, cudaMemcpyDeviceToHost));
+    CHECK(cudaMemcpy2DFromArray(h, width * sizeof(float), arr, 0, 0, width * sizeof(float), height,
+                                cudaMemcpyDeviceToHost));
     printf("texture over a %dx%d array, array copy %s\n", width, height,
            h[width * height - 1] == (float)(width * height - 1) ? "round-tripped" : "WRONG");
 
