@@ -136,6 +136,10 @@ static void print_text(const vt_report_t *rep)
                vt_reader_device_text(r, peak->device, dev, sizeof(dev)),
                vt_fmt_seconds(vt_report_rel(rep, peak->peak_t_ns), s1, sizeof(s1)),
                share[0] ? ", " : "", share);
+        if (rep->peak_phase.kind[0] == 'r')
+            printf("peak phase: %s (range %s)\n", rep->peak_phase.name, rep->peak_phase.path);
+        else if (rep->peak_phase.kind[0] == 'm')
+            printf("peak phase: %s (after mark)\n", rep->peak_phase.name);
         print_category_table(peak->peak_by_category, peak->peak_bytes);
     }
     if (rep->category >= 0) {
@@ -260,6 +264,15 @@ static void print_json(const vt_report_t *rep)
     if (peak)
         vt_json_uint(&j, "device", peak->device);
     json_by_category(&j, "by_category", peak ? peak->peak_by_category : zero);
+    if (rep->peak_phase.kind && rep->peak_phase.kind[0]) {
+        vt_json_begin_object(&j, "phase");
+        vt_json_string(&j, "name", rep->peak_phase.name);
+        vt_json_string(&j, "path", rep->peak_phase.path);
+        vt_json_string(&j, "kind", rep->peak_phase.kind);
+        vt_json_end_object(&j);
+    } else {
+        vt_json_literal(&j, "phase", "null");
+    }
     vt_json_end_object(&j);
 
     if (rep->have_at) {

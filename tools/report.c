@@ -208,6 +208,7 @@ static uint64_t trace_end_ns(const char *path)
 int vt_report_load(vt_report_t *rep)
 {
     int have_sym = 0;
+    rep->peak_phase.kind = "";
     if (rep->rules) {
         have_sym = symbolizer_for_trace(rep->path, &rep->sym_storage) == 0;
         vt_recategorizer_init(&rep->recat_storage, rep->rules, have_sym ? &rep->sym_storage : NULL);
@@ -235,6 +236,8 @@ int vt_report_load(vt_report_t *rep)
         /* A peak reached after a cap has no live set in the trace to group by call-site. */
         peak_sites(rep, peak);
     }
+    if (peak && peak->peak_bytes)
+        vt_phase_of_record(rep->path, peak->peak_record, peak->peak_t_ns, &rep->peak_phase);
     if (rep->category >= 0)
         filter_sites(rep);
     /* The whole trace's modules: a library may be recorded after the peak's stacks. */

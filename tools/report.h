@@ -13,6 +13,7 @@
 #include "report_budget.h"
 #include "symbolize.h"
 #include "kv.h"
+#include "phases.h"
 #include "trace_reader.h"
 
 typedef struct vt_report_s {
@@ -41,6 +42,7 @@ typedef struct vt_report_s {
     uint32_t sites_device;     /* the device sites are of */
     vt_symbolizer_t *sym;      /* names the native frames; NULL: hex addresses */
     vt_recategorizer_t *recat; /* --rules: decides the categories; else NULL */
+    vt_phase_t peak_phase;     /* the phase of the peak (innermost range, else last mark) */
     vt_symbolizer_t sym_storage;
     vt_recategorizer_t recat_storage;
 } vt_report_t;
