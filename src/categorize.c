@@ -332,29 +332,26 @@ static int decide(int first_frame_rule, vt_api_t api)
     return first_frame_rule < r->n_rules ? r->rules[first_frame_rule].category : VT_CAT_UNKNOWN;
 }
 
-/* vt_callsite_take: the call-site (interned stack id) and category of an allocation being
- * recorded now, on this thread. Not under vt_lock. */
-void vt_callsite_take(vt_callsite_t *cs, vt_api_t api)
+/* The part of a call-site that walks stacks: the native frames, Python's spliced in, interned.
+ * Runs on the thread's capture stack (vt_run_capture), so libunwind's first unwind in a thread
+ * and the splice's arrays take nothing of the program's stack. */
+typedef struct capture_s {
+    void **ips;
+    int depth;
+    int n;             /* frames captured */
+    uint32_t stack_id; /* 0: none */
+} capture_t;
+
+static void capture_stack(void *arg)
 {
-    int depth = (int)vt_option_get(VT_OPTION_DEPTH);
-    /* The frames go to the thread's own buffer, off its stack; a thread too close to the end of
-     * its stack is recorded without them rather than overflow it. */
-    vt_frames_t *frames = depth > 0 ? vt_thread_frames() : NULL;
-    if (!frames || !vt_stack_room(frames, VT_CAPTURE_STACK_BYTES))
-        depth = 0;
-    if (depth <= 0) { /* no stack, native or Python: the category from the context alone */
-        cs->stack_id = 0;
-        cs->category = (uint8_t)decide(active_rules.n_rules, api);
-        return;
-    }
-    if (depth > VT_MAX_FRAMES)
-        depth = VT_MAX_FRAMES;
-    void **ips = vt_frames_ips(frames);
-    int n = vt_python_splice(ips, vt_unwind(ips, depth), depth);
+    capture_t *c = arg;
+    void **ips = c->ips;
+    int n = vt_python_splice(ips, vt_unwind(ips, c->depth), c->depth);
     bool created = false;
-    cs->stack_id = 0;
+    c->n = n;
+    c->stack_id = 0;
     if (n) /* takes vt_lock itself, and only when the stack is not the thread's last one */
-        cs->stack_id = vt_stack_intern(ips, n, &created);
+        c->stack_id = vt_stack_intern(ips, n, &created);
     if (created) {
         for (int i = 0; i < n; i++) {
             uint64_t ip = (uint64_t)(uintptr_t)ips[i];
@@ -364,5 +361,25 @@ void vt_callsite_take(vt_callsite_t *cs, vt_api_t api)
             }
         }
     }
-    cs->category = (uint8_t)decide(stack_first_rule(cs->stack_id, ips, n), api);
+}
+
+/* vt_callsite_take: the call-site (interned stack id) and category of an allocation being
+ * recorded now, on this thread. Not under vt_lock. */
+void vt_callsite_take(vt_callsite_t *cs, vt_api_t api)
+{
+    int depth = (int)vt_option_get(VT_OPTION_DEPTH);
+    if (depth > VT_MAX_FRAMES)
+        depth = VT_MAX_FRAMES;
+    /* The frames go to the thread's own buffer, off its stack; a thread whose capture cannot run
+     * without overflowing its stack is recorded without them. */
+    vt_frames_t *frames = depth > 0 ? vt_thread_frames() : NULL;
+    capture_t c = {frames ? vt_frames_ips(frames) : NULL, depth, 0, 0};
+    if (!frames || !vt_run_capture(frames, capture_stack, &c)) {
+        /* no stack, native or Python: the category from the context alone */
+        cs->stack_id = 0;
+        cs->category = (uint8_t)decide(active_rules.n_rules, api);
+        return;
+    }
+    cs->stack_id = c.stack_id;
+    cs->category = (uint8_t)decide(stack_first_rule(c.stack_id, c.ips, c.n), api);
 }

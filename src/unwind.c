@@ -14,6 +14,7 @@
 #include <signal.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -84,13 +85,23 @@ static int vt_backtrace(void **raw, int n_max)
 enum { OWN_FRAMES_MAX = 8 }; /* frames of libvramtrace.so itself at the top of a capture */
 
 /* What a capture needs, per thread, in one anonymous mapping made at the thread's first call and
- * unmapped at its exit (a pthread key's destructor): the frames, off the program's stack, and
- * the thread's stack bounds, looked up once (pthread_getattr_np), for vt_stack_room. */
+ * unmapped at its exit (a pthread key's destructor): the frames, off the program's stack, the
+ * thread's stack bounds, looked up once (pthread_getattr_np), for vt_stack_room, and the stack
+ * the capture runs on (vt_run_capture), above a guard page:
+ *   [vt_frames_t, page-rounded][guard page][capture stack, CAPTURE_STACK_BYTES]
+ * The capture stack is reserved, not committed: a capture touches ~10 KiB of it. It is large
+ * because a signal handler of the program that interrupts a capture runs on it too. */
 struct vt_frames_s {
     void *raw[VT_MAX_FRAMES + OWN_FRAMES_MAX];
     void *ips[VT_MAX_FRAMES];
-    uintptr_t stack_lo, stack_hi; /* 0: unknown (the main thread, whose stack grows) */
+    uintptr_t stack_lo, stack_hi; /* 0: unknown */
+    void *capture_stack_top;      /* NULL: none (the guard page could not be made) */
 };
+
+#define PAGE_BYTES          4096u
+#define CAPTURE_STACK_BYTES (128u << 10)
+#define FRAMES_HEAD_BYTES   ((sizeof(vt_frames_t) + PAGE_BYTES - 1) / PAGE_BYTES * PAGE_BYTES)
+#define FRAMES_MAP_BYTES    (FRAMES_HEAD_BYTES + PAGE_BYTES + CAPTURE_STACK_BYTES)
 
 static __thread vt_frames_t *tls_frames __attribute__((tls_model("initial-exec")));
 static pthread_key_t frames_key;
@@ -99,7 +110,22 @@ static bool frames_key_made;
 static void frames_release(void *p)
 {
     tls_frames = NULL; /* a later call in this thread's exit maps a new one */
-    munmap(p, sizeof(vt_frames_t));
+    munmap(p, FRAMES_MAP_BYTES);
+}
+
+/* The main thread's stack: from the top the loader recorded down to RLIMIT_STACK below it (it
+ * grows on demand up to there; pthread_getattr_np would read /proc/self/maps with stdio). */
+extern void *__libc_stack_end;
+
+static void main_stack_bounds(vt_frames_t *f)
+{
+    struct rlimit limit;
+    uintptr_t hi = (uintptr_t)__libc_stack_end;
+    if (!hi || getrlimit(RLIMIT_STACK, &limit) != 0 || limit.rlim_cur == RLIM_INFINITY ||
+        limit.rlim_cur >= hi)
+        return;
+    f->stack_lo = hi - limit.rlim_cur;
+    f->stack_hi = hi + PAGE_BYTES; /* the frames above it: arguments, environment, auxv */
 }
 
 /* This thread's frame buffer, made at its first call; NULL when it cannot be mapped. */
@@ -108,14 +134,17 @@ vt_frames_t *vt_thread_frames(void)
     vt_frames_t *f = tls_frames;
     if (VT_LIKELY(f))
         return f;
-    void *p = mmap(NULL, sizeof *f, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    void *p = mmap(NULL, FRAMES_MAP_BYTES, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (p == MAP_FAILED)
         return NULL;
     f = p;
-    /* The main thread's stack grows up to RLIMIT_STACK, and pthread_getattr_np would read
-     * /proc/self/maps for it: its room is not checked. */
+    if (mprotect((char *)p + FRAMES_HEAD_BYTES, PAGE_BYTES, PROT_NONE) == 0)
+        f->capture_stack_top = (char *)p + FRAMES_MAP_BYTES;
     pthread_attr_t attr;
-    if ((pid_t)syscall(SYS_gettid) != getpid() && pthread_getattr_np(pthread_self(), &attr) == 0) {
+    if ((pid_t)syscall(SYS_gettid) == getpid()) {
+        main_stack_bounds(f);
+    } else if (pthread_getattr_np(pthread_self(), &attr) == 0) {
         void *addr = NULL;
         size_t size = 0;
         if (pthread_attr_getstack(&attr, &addr, &size) == 0 && addr) {
@@ -135,6 +164,17 @@ void **vt_frames_ips(vt_frames_t *f)
     return f->ips;
 }
 
+/* Whether sp is on an alternate signal stack now (the kernel's own test); *lo: its bottom. */
+static bool on_signal_stack(uintptr_t sp, uintptr_t *lo)
+{
+    stack_t ss;
+    if (sigaltstack(NULL, &ss) != 0 || !(ss.ss_flags & SS_ONSTACK) || sp <= (uintptr_t)ss.ss_sp ||
+        sp > (uintptr_t)ss.ss_sp + ss.ss_size)
+        return false;
+    *lo = (uintptr_t)ss.ss_sp;
+    return true;
+}
+
 /* vt_stack_room: whether this thread's stack has bytes left below the caller's frame: on the
  * thread's own stack (bounds from vt_thread_frames) or on an alternate signal stack. A stack of
  * the program's own making (makecontext, a coroutine) is not known: no room. */
@@ -145,11 +185,29 @@ __attribute__((noinline)) bool vt_stack_room(vt_frames_t *f, size_t bytes)
         return true;
     if (sp > f->stack_lo && sp <= f->stack_hi)
         return sp - f->stack_lo >= bytes;
-    stack_t ss;
-    if (sigaltstack(NULL, &ss) == 0 && (ss.ss_flags & SS_ONSTACK) && sp > (uintptr_t)ss.ss_sp &&
-        sp <= (uintptr_t)ss.ss_sp + ss.ss_size)
-        return sp - (uintptr_t)ss.ss_sp >= bytes;
-    return false;
+    uintptr_t lo = 0;
+    return on_signal_stack(sp, &lo) && sp - lo >= bytes;
+}
+
+__attribute__((noinline)) bool vt_run_capture(vt_frames_t *f, void (*fn)(void *), void *arg)
+{
+#if VT_HAVE_STACK_SWITCH
+    /* Never from an alternate signal stack: the kernel tells whether a thread is on it by its
+     * stack pointer, so a second signal arriving while we ran elsewhere would be delivered at
+     * the top of the alternate stack, over the frames of the handler we interrupted. On the
+     * thread's own stack (the bounds test, no system call) or a stack of the program's making
+     * (asked), switching is safe. */
+    uintptr_t sp = (uintptr_t)__builtin_frame_address(0), lo = 0;
+    if (f->capture_stack_top &&
+        ((sp > f->stack_lo && sp <= f->stack_hi) || !on_signal_stack(sp, &lo))) {
+        vt_call_on_stack(fn, arg, f->capture_stack_top);
+        return true;
+    }
+#endif
+    if (!vt_stack_room(f, VT_CAPTURE_STACK_BYTES))
+        return false;
+    fn(arg);
+    return true;
 }
 
 /* vt_unwind_init: per-thread caches for libunwind (no global lock on the recording path) and

@@ -404,8 +404,29 @@ void **vt_frames_ips(vt_frames_t *f); /* VT_MAX_FRAMES slots of this thread */
 bool vt_stack_room(vt_frames_t *f, size_t bytes);
 /* The stack a capture takes below the shim at its worst (a thread's first call at depth 256,
  * libunwind's first unwind of it, the trace's opening): measured, with a margin
- * (docs/reliability.md). With less room left the call is recorded without its stack. */
+ * (docs/reliability.md). Where the capture cannot run on the thread's own capture stack and
+ * less room is left, the call is recorded without its stack. */
 #define VT_CAPTURE_STACK_BYTES (16u << 10)
+/* vt_run_capture: fn(arg) on this thread's capture stack (a part of its frames mapping), or on
+ * the current stack when switching is not possible (no trampoline for this machine, a
+ * sanitizer build, or the call runs on an alternate signal stack, where a nested signal would
+ * land on the frames of the interrupted handler) and VT_CAPTURE_STACK_BYTES are left. Returns
+ * false when fn did not run. */
+bool vt_run_capture(vt_frames_t *f, void (*fn)(void *), void *arg);
+
+/* onstack.c: fn(arg) with the stack pointer at top; the unwind through it reaches the caller. */
+#if defined(__has_feature)
+#    if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#        define VT_SANITIZED_STACKS 1 /* clang */
+#    endif
+#endif
+#if (defined(__x86_64__) || defined(__aarch64__)) && !defined(__SANITIZE_ADDRESS__) &&             \
+    !defined(__SANITIZE_THREAD__) && !defined(VT_SANITIZED_STACKS)
+#    define VT_HAVE_STACK_SWITCH 1
+void vt_call_on_stack(void (*fn)(void *), void *arg, void *top);
+#else
+#    define VT_HAVE_STACK_SWITCH 0
+#endif
 
 typedef struct vt_stack_node_s vt_stack_node_t;
 uint32_t vt_stack_intern(void *const *ips, int n, bool *created);

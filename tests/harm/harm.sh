@@ -130,6 +130,34 @@ stack-64k | stack-altstack)
     check "the call fit untraced ($room bytes): $(cat plain/out)" grep -qx "$case_: alloc 0" plain/out
     json traced/t.vtr
     check "both allocations recorded: $(field allocs)" [ "$(field allocs)" = 2 ]
+    # The capture runs on the thread's own capture stack (not in a sanitizer build, nor from an
+    # alternate signal stack), so the thread's allocation keeps its call-site.
+    if [ "$case_" = stack-64k ] && ! nm -D --defined-only "$lib" | grep -q __asan_default_options; then
+        site=$("$vt" export traced/t.vtr --format csv | awk -F, '$2 == "alloc" { s = $8 } END { print s }')
+        check "the thread's allocation has its call-site: stack id '$site'" [ "${site:-0}" != 0 ]
+    fi
+    ;;
+stack-budget)
+    # A thread's first call at depth 16 and 64, the trace already open or opened by this call:
+    # at most 4 KiB of stack above the same call untraced. A sanitizer build (its options are
+    # exported) captures on the program's stack, with frames of its own size: not measured.
+    if nm -D --defined-only "$lib" | grep -q __asan_default_options; then
+        echo "harm $case_: a sanitizer build: skipped"
+        exit 77
+    fi
+    for opened in opened ""; do
+        run plain "" "$prog" stack-used $opened
+        base=$(sed -n 's/^first call on a thread: \([0-9]*\) bytes.*/\1/p' plain/out)
+        for depth in 16 64; do
+            settings="VRAMTRACE_DEPTH=$depth"
+            run traced "$lib" "$prog" stack-used $opened
+            used=$(sed -n 's/^first call on a thread: \([0-9]*\) bytes.*/\1/p' traced/out)
+            echo "depth $depth ${opened:-opening}: $used bytes traced, $base untraced"
+            check "depth $depth ${opened:-opening}: $used bytes, $base untraced + 4096 at most" \
+                [ -n "$used" ] && [ -n "$base" ] && [ "$used" -le $((base + 4096)) ]
+        done
+        settings=""
+    done
     ;;
 quiet-tree)
     # A tree of processes that never use CUDA, given bad settings: no output of ours, and the
