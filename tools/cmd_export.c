@@ -22,6 +22,7 @@
 #include "frames.h"
 #include "rowfmt.h"
 #include "load.h"
+#include "memviz.h"
 #include "symbolize.h"
 #include "args.h"
 #include "util.h"
@@ -30,7 +31,8 @@
 #define FRAME_CAP         512
 
 static const char usage[] =
-    "usage: vramtrace export FILE --format perfetto|speedscope|folded|csv [-o OUT]\n"
+    "usage: vramtrace export FILE --format perfetto|speedscope|folded|csv|memory-viz\n"
+    "                        [-o OUT] [--all-frames]\n"
     "\n"
     "Write a trace in another format, to OUT or stdout (-o - or no -o).\n"
     "\n"
@@ -42,10 +44,17 @@ static const char usage[] =
     "                       \"outer;...;leaf BYTES\" line each, for flame graphs\n"
     "    --format csv       one row per allocation and free: time_s,type,device,\n"
     "                       series,category,address,size_bytes,stack_id\n"
+    "    --format memory-viz  a snapshot pickle for PyTorch's memory viewer\n"
+    "                       (pytorch.org/memory_viz): every device allocation and\n"
+    "                       free with its frames and category, and what was live\n"
+    "                       at the end\n"
     "    -o, --output OUT   write to OUT instead of stdout\n"
+    "    --all-frames       memory-viz: keep every frame of a call-site: by default\n"
+    "                       the frames of the Python interpreter, libffi, libc, the\n"
+    "                       loader and vramtrace are left out\n"
     "    -h, --help         show this help\n";
 
-enum { FMT_PERFETTO, FMT_FOLDED, FMT_SPEEDSCOPE, FMT_CSV };
+enum { FMT_PERFETTO, FMT_FOLDED, FMT_SPEEDSCOPE, FMT_CSV, FMT_MEMVIZ };
 
 static const char *const series_names[VT_TRACE_SERIES_COUNT] = {"device", "pinned", "managed",
                                                                 "imported"};
@@ -56,7 +65,8 @@ typedef struct export_s {
     FILE *out;            /* opened once the trace is known to be readable */
     int open_failed;
     uint64_t pid;
-    int n_events; /* perfetto: events written, for the commas */
+    int n_events;    /* perfetto: events written, for the commas */
+    bool all_frames; /* --all-frames */
 } export_t;
 
 /* Opens the output on first use, so an unreadable trace leaves no file behind. Returns 0 or -1
@@ -428,6 +438,28 @@ static int export_folded(export_t *x, const char *path)
     return rc ? 1 : 0;
 }
 
+/* memory-viz: the snapshot pickle (memviz.c), after a first pass for the live set at the end. */
+static int export_memviz(export_t *x, const char *path)
+{
+    vt_reader_t r;
+    vt_analysis_t a;
+    int rc = vt_trace_load(path, &r, &a);
+    if (rc < 0)
+        return 1;
+    vt_symbolizer_t sym, *symp = NULL;
+    if (vt_symbolizer_init_trace(&sym, &r) == 0) {
+        symp = &sym;
+        sym.all_frames = x->all_frames;
+    }
+    if (out_open(x) != 0 || vt_memviz_write(x->out, path, &r, &a, symp) != 0)
+        rc = 1;
+    if (symp)
+        vt_symbolizer_release(symp);
+    vt_analysis_release(&a);
+    vt_reader_release(&r);
+    return rc ? 1 : 0;
+}
+
 int cmd_export(int argc, char **argv)
 {
     const char *path = NULL, *format = NULL;
@@ -443,6 +475,8 @@ int cmd_export(int argc, char **argv)
                    (taken = vt_arg_value(argc, argv, &i, 'o', "--output", "export", &x.out_path))) {
             if (taken < 0)
                 return EXIT_USAGE;
+        } else if (strcmp(a, "--all-frames") == 0) {
+            x.all_frames = true;
         } else if (a[0] == '-' && a[1]) {
             return vt_arg_unknown(a, "export");
         } else if (path) {
@@ -457,7 +491,7 @@ int cmd_export(int argc, char **argv)
         return EXIT_USAGE;
     }
     if (!format) {
-        error("export needs --format perfetto, speedscope, folded or csv");
+        error("export needs --format perfetto, speedscope, folded, csv or memory-viz");
         return EXIT_USAGE;
     }
     if (strcmp(format, "perfetto") == 0) {
@@ -468,8 +502,11 @@ int cmd_export(int argc, char **argv)
         x.format = FMT_SPEEDSCOPE;
     } else if (strcmp(format, "csv") == 0) {
         x.format = FMT_CSV;
+    } else if (strcmp(format, "memory-viz") == 0) {
+        x.format = FMT_MEMVIZ;
     } else {
-        error("unknown export format '%s': perfetto, speedscope, folded or csv", format);
+        error("unknown export format '%s': perfetto, speedscope, folded, csv or memory-viz",
+              format);
         return EXIT_USAGE;
     }
     if (x.out_path && strcmp(x.out_path, "-") == 0)
@@ -478,6 +515,8 @@ int cmd_export(int argc, char **argv)
     int rc;
     if (x.format == FMT_FOLDED || x.format == FMT_SPEEDSCOPE) {
         rc = export_folded(&x, path);
+    } else if (x.format == FMT_MEMVIZ) {
+        rc = export_memviz(&x, path);
     } else {
         vt_reader_t r;
         vt_analysis_t a;

@@ -22,6 +22,25 @@ typedef struct vt_frames_opts_s {
     bool shown;           /* only the frames a view shows (vt_symbolize_shown: sym->all_frames) */
 } vt_frames_opts_t;
 
+/* One frame as its parts, for the formats that keep them apart (JSON objects, memory_viz,
+ * speedscope). Strings live until the walk's callback returns; "" when unknown. */
+typedef struct vt_frame_s {
+    const char *text;     /* the frame as the text views print it */
+    const char *function; /* a native frame without a name: its address, "0x7f..." */
+    const char *file;     /* native: as the debug info spells it; Python: the code's file */
+    unsigned line;        /* 0: unknown */
+    const char *module;   /* native: the object's basename; Python: "" */
+    bool python;
+    uint64_t ip; /* native: the return address; Python: 0 */
+} vt_frame_t;
+
+/* Called with each frame shown, innermost first; returns 0 to go on, -1 to stop. */
+typedef int (*vt_frame_parts_fn)(void *ctx, const vt_frame_t *frame);
+
+/* vt_frames_walk_parts: vt_frames_walk with each frame's parts. Returns as vt_frames_walk. */
+int vt_frames_walk_parts(const vt_frames_opts_t *o, const vt_reader_t *r, uint32_t stack_id,
+                         vt_frame_parts_fn fn, void *ctx);
+
 /* Called with the text of each frame shown, innermost first; returns 0 to go on, -1 to stop. */
 typedef int (*vt_frame_fn)(void *ctx, const char *frame);
 
@@ -35,7 +54,9 @@ int vt_frames_walk(const vt_frames_opts_t *o, const vt_reader_t *r, uint32_t sta
 void vt_frames_print(FILE *out, const vt_frames_opts_t *o, const vt_reader_t *r, uint32_t stack_id,
                      const char *indent);
 
-/* vt_frames_json: the frames as a JSON array of strings under key. */
+/* vt_frames_json: the frames as a JSON array of strings under key, and beside it, under
+ * "stack" ("KEY_stack" for another key than "frames"), the same frames as objects
+ * {function, file, line, module, python}. */
 void vt_frames_json(vt_json_t *j, const char *key, const vt_frames_opts_t *o, const vt_reader_t *r,
                     uint32_t stack_id);
 #endif
