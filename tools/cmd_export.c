@@ -20,6 +20,7 @@
 
 #include "commands.h"
 #include "frames.h"
+#include "json.h"
 #include "rowfmt.h"
 #include "load.h"
 #include "memviz.h"
@@ -105,19 +106,10 @@ static int out_close(export_t *x)
     return 0;
 }
 
+/* Every string goes through the JSON writer's escaper: names from the trace may be any bytes. */
 static void json_string(FILE *out, const char *s)
 {
-    fputc('"', out);
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\')
-            fprintf(out, "\\%c", c);
-        else if (c < 0x20)
-            fprintf(out, "\\u%04x", c);
-        else
-            fputc(c, out);
-    }
-    fputc('"', out);
+    vt_json_put_string(out, s, 0);
 }
 
 /* The start of one trace event: the comma, name, phase, timestamp (microseconds from t0, to

@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: MIT */
-/* Streaming JSON writer (json.h). Strings are escaped per RFC 8259; bytes >= 0x80 pass through,
- * so UTF-8 stays UTF-8. */
+/* Streaming JSON writer (json.h). Strings are escaped per RFC 8259; well-formed UTF-8 passes
+ * through, every byte of a malformed sequence becomes U+FFFD (utf8.h), so the output is valid
+ * JSON whatever bytes a trace holds. */
 #include <inttypes.h>
 #include <string.h>
 
 #include "json.h"
+#include "utf8.h"
 
 void vt_json_init(vt_json_t *j, FILE *out)
 {
@@ -19,20 +21,29 @@ static void indent(vt_json_t *j)
         fputs("  ", j->out);
 }
 
-static void put_string(FILE *out, const char *s)
+void vt_json_put_string(FILE *out, const char *s, int in_html)
 {
     fputc('"', out);
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        if (*p == '"' || *p == '\\')
-            fprintf(out, "\\%c", *p);
-        else if (*p == '\n')
+    const unsigned char *p = (const unsigned char *)s;
+    while (*p) {
+        unsigned c = *p;
+        size_t n = vt_utf8_len(p);
+        if (c == '"' || c == '\\') {
+            fputc('\\', out);
+            fputc((int)c, out);
+        } else if (c == '\n') {
             fputs("\\n", out);
-        else if (*p == '\t')
+        } else if (c == '\t') {
             fputs("\\t", out);
-        else if (*p < 0x20)
-            fprintf(out, "\\u%04x", *p);
-        else
-            fputc(*p, out);
+        } else if (c < 0x20 || (in_html && (c == '<' || c == '>' || c == '&'))) {
+            fprintf(out, "\\u%04x", c);
+        } else if (n == 0) {
+            fputs("\xef\xbf\xbd", out); /* U+FFFD, the replacement character */
+            n = 1;
+        } else {
+            fwrite(p, 1, n, out);
+        }
+        p += n;
     }
     fputc('"', out);
 }
@@ -46,7 +57,7 @@ static void item(vt_json_t *j, const char *key)
         indent(j);
     }
     if (key) {
-        put_string(j->out, key);
+        vt_json_put_string(j->out, key, j->in_html);
         fputs(": ", j->out);
     }
 }
@@ -111,7 +122,7 @@ void vt_json_bool(vt_json_t *j, const char *key, int v)
 void vt_json_string(vt_json_t *j, const char *key, const char *v)
 {
     item(j, key);
-    put_string(j->out, v);
+    vt_json_put_string(j->out, v, j->in_html);
 }
 
 void vt_json_literal(vt_json_t *j, const char *key, const char *literal)

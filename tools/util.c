@@ -10,6 +10,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include "utf8.h"
 #include "util.h"
 #include "vt_size.h"
 
@@ -128,12 +129,14 @@ char *vt_escaped(const char *s)
     return out;
 }
 
-/* Writes s as XML character data: markup escaped, control bytes and invalid UTF-8 as '?'. */
+/* Writes s as XML character data: markup escaped, control bytes as '?', each byte of malformed
+ * UTF-8 (utf8.h) as U+FFFD, as the JSON writer does. */
 void vt_xml_text(FILE *out, const char *s)
 {
     const unsigned char *p = (const unsigned char *)s;
     while (*p) {
         unsigned c = *p;
+        size_t n = vt_utf8_len(p);
         if (c == '&' || c == '<' || c == '>' || c == '"' || c == '\'') {
             fputs(c == '&'   ? "&amp;"
                   : c == '<' ? "&lt;"
@@ -141,26 +144,14 @@ void vt_xml_text(FILE *out, const char *s)
                   : c == '"' ? "&quot;"
                              : "&apos;",
                   out);
-            p++;
-            continue;
-        }
-        if (c < 0x80) {
-            fputc(c < 0x20 && c != '\t' ? '?' : (int)c, out);
-            p++;
-            continue;
-        }
-        int n = c >= 0xf0 && c < 0xf5 ? 3 : c >= 0xe0 ? 2 : c >= 0xc2 && c < 0xe0 ? 1 : -1;
-        if (c >= 0xf5)
-            n = -1;
-        int ok = n > 0;
-        for (int k = 1; ok && k <= n; k++)
-            ok = (p[k] & 0xc0) == 0x80;
-        if (!ok) {
+        } else if (c < 0x20 && c != '\t') {
             fputc('?', out);
-            p++;
-            continue;
+        } else if (n == 0) {
+            fputs("\xef\xbf\xbd", out); /* U+FFFD, the replacement character */
+            n = 1;
+        } else {
+            fwrite(p, 1, n, out);
         }
-        fwrite(p, 1, (size_t)n + 1, out);
-        p += n + 1;
+        p += n;
     }
 }

@@ -21,7 +21,8 @@ int error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 char *read_file(const char *path, size_t *len_out);
 
 /* vt_xml_text: s as XML or HTML character data (text or a quoted attribute value): markup
- * escaped, control bytes and invalid UTF-8 as '?'. */
+ * escaped, control bytes as '?', each byte of malformed UTF-8 as U+FFFD (as the JSON writer
+ * does). */
 void vt_xml_text(FILE *out, const char *s);
 
 /* vt_escaped: s as a message shows it (a path cannot end the line or send the terminal an
