@@ -18,23 +18,38 @@
 #include "units.h"
 #include "util.h"
 
-static const char usage[] =
-    "usage: vramtrace budget [--model FILE] [KEY=VALUE...] [--json]\n"
-    "   or: vramtrace budget --what-if [FILE] [KEY=VALUE...] [--json]\n"
-    "   or: vramtrace budget --keys\n"
-    "\n"
-    "The theoretical memory of one training process (one GPU), in bytes: the naive hand estimate\n"
-    "and the realistic model (docs/budget.md), by category, with the formulas used.\n"
-    "\n"
-    "    --model FILE   read KEY = VALUE lines (# comments) from FILE; arguments override it\n"
-    "    --json         print JSON on stdout\n"
-    "    --what-if      the realistic total with each of the usual remedies applied alone\n"
-    "    --keys         list the keys, their values and defaults\n"
-    "    -h, --help     show this help\n"
-    "\n"
-    "Example (the hand estimate of BERT-base):\n"
-    "    vramtrace budget method=naive params=110M dtype=fp16 batch=32 seq=512 hidden=768 "
-    "layers=12\n";
+enum { OPT_MODEL = 1, OPT_JSON, OPT_WHAT_IF, OPT_KEYS };
+
+static const vt_option_t options[] = {
+    {OPT_MODEL, 0, "--model", "FILE", 0,
+     "read KEY = VALUE lines (# comments) from FILE; arguments override it"},
+    {OPT_JSON, 0, "--json", NULL, 0, "print JSON on stdout"},
+    {OPT_WHAT_IF, 0, "--what-if", NULL, 0,
+     "the realistic total with each of the usual remedies applied alone (a model FILE may "
+     "follow it)"},
+    {OPT_KEYS, 0, "--keys", NULL, 0, "list the keys, their values and defaults"},
+    {0},
+};
+
+static const vt_args_spec_t spec = {
+    .name = "budget",
+    .usage = "usage: vramtrace budget [--model FILE] [KEY=VALUE...] [--json]\n"
+             "   or: vramtrace budget --what-if [FILE] [KEY=VALUE...] [--json]\n"
+             "   or: vramtrace budget --keys\n",
+    .about = "The theoretical memory of one training process (one GPU), in bytes: the naive hand "
+             "estimate and the realistic model (docs/budget.md), by category, with the formulas "
+             "used.",
+    .tables = {options},
+    .after = "A byte key takes a SIZE: a byte count with an optional unit, in any case, "
+             "fractions rounded down to the byte (7B, 512K, 1.5G, 16GiB, 4GB). K, M, G, T and "
+             "KiB, MiB, GiB, TiB are powers of 1024; KB, MB, GB, TB powers of 1000.\n"
+             "\n"
+             "Example (the hand estimate of BERT-base):\n"
+             "    vramtrace budget method=naive params=110M dtype=fp16 batch=32 seq=512 "
+             "hidden=768 layers=12",
+    .exit_status = "Exit status: 0 fine, 1 unreadable model file or another error, 2 usage "
+                   "error (a bad key or value).",
+};
 
 /* ------------------------------------------------------------------ number formatting */
 
@@ -534,37 +549,36 @@ int cmd_budget(int argc, char **argv)
     vt_kv_list_t args;
     vt_kv_list_init(&args);
 
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i], *f;
-        int taken;
-        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-            fputs(usage, stdout);
+    vt_args_t ar;
+    vt_args_init(&ar, &spec, argc, argv);
+    for (int opt; (opt = vt_args_next(&ar)) != VT_ARG_DONE;) {
+        const char *a = ar.value;
+        if (opt == VT_ARG_ERROR) {
+            goto usage;
+        } else if (opt == VT_ARG_HELP) {
+            vt_args_help(&spec, stdout);
             vt_kv_list_release(&args);
             return 0;
-        } else if (strcmp(a, "--json") == 0) {
+        } else if (opt == OPT_JSON) {
             json = 1;
-        } else if (strcmp(a, "--keys") == 0) {
+        } else if (opt == OPT_KEYS) {
             keys = 1;
-        } else if (strcmp(a, "--what-if") == 0) {
+        } else if (opt == OPT_WHAT_IF) {
             whatif = 1;
-            if (i + 1 < argc && argv[i + 1][0] != '-' && !vt_kv_is_arg(argv[i + 1])) {
+            const char *next = ar.next < argc ? argv[ar.next] : NULL;
+            if (next && next[0] != '-' && !vt_kv_is_arg(next)) {
                 if (model_file) {
-                    error("'--what-if %s': a model file is already given", argv[i + 1]);
+                    error("'--what-if %s': a model file is already given", next);
                     goto usage;
                 }
-                model_file = argv[++i];
+                model_file = argv[ar.next++];
             }
-        } else if ((taken = vt_arg_value(argc, argv, &i, 0, "--model", "budget", &f))) {
-            if (taken < 0)
-                goto usage;
+        } else if (opt == OPT_MODEL) {
             if (model_file) {
-                error("only one model file, please: '%s' and '%s'", model_file, f);
+                error("only one model file, please: '%s' and '%s'", model_file, a);
                 goto usage;
             }
-            model_file = f;
-        } else if (a[0] == '-') {
-            vt_arg_unknown(a, "budget");
-            goto usage;
+            model_file = a;
         } else if (vt_kv_parse_arg(&args, a, err, sizeof(err)) != 0) {
             error("%s. See 'vramtrace budget --help'.", err);
             goto usage;

@@ -19,23 +19,26 @@
 
 #define NO_LIMIT UINT64_MAX
 
-static const char usage[] =
-    "usage: vramtrace check FILE [--max-peak SIZE] [--max-category NAME=SIZE...]\n"
-    "\n"
-    "A CI gate: exit 0 when the trace's peaks are within the limits, 3 with\n"
-    "one line per limit exceeded otherwise; 1 when the trace is unreadable or\n"
-    "damaged, 2 on a usage error. At least one limit is needed.\n"
-    "\n"
-    "    --max-peak SIZE           the most device memory live at once on any\n"
-    "                              device\n"
-    "    --max-category NAME=SIZE  the most memory of category NAME (weights,\n"
-    "                              gradients, optimizer, activations, data,\n"
-    "                              workspace, unknown) live at once on any device\n"
-    "    -h, --help                show this help\n"
-    "\n"
-    "SIZE is a byte count with an optional unit, in any case: 1000000, 512K,\n"
-    "512MiB, 1.5G, 16GiB, 4GB, 1T (K, M, G, T and KiB, MiB, GiB, TiB are powers of\n"
-    "1024; KB, MB, GB, TB powers of 1000).\n";
+enum { OPT_MAX_PEAK = 1, OPT_MAX_CATEGORY };
+
+static const vt_option_t options[] = {
+    {OPT_MAX_PEAK, 0, "--max-peak", "SIZE", 0, "the most device memory live at once on any device"},
+    {OPT_MAX_CATEGORY, 0, "--max-category", "NAME=SIZE", 0,
+     "the most memory of category NAME (weights, gradients, optimizer, activations, data, "
+     "workspace, unknown) live at once on any device; may be given for several categories"},
+    {0},
+};
+
+static const vt_args_spec_t spec = {
+    .name = "check",
+    .usage = "usage: vramtrace check FILE [--max-peak SIZE] [--max-category NAME=SIZE...]\n",
+    .about = "A CI gate: exit 0 when the trace's peaks are within the limits, 3 with one line "
+             "per limit exceeded otherwise. At least one limit is needed.",
+    .tables = {options},
+    .after = VT_ARGS_SIZE_HELP,
+    .exit_status = "Exit status: 0 within the limits, 1 unreadable or damaged trace or another "
+                   "error, 2 usage error, 3 a limit exceeded.",
+};
 
 typedef struct cat_peak_s {
     uint32_t device;
@@ -116,30 +119,25 @@ int cmd_check(int argc, char **argv)
     int any_limit = 0;
     for (int c = 0; c < VT_CAT_COUNT; c++)
         max_cat[c] = NO_LIMIT;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-            fputs(usage, stdout);
-            return 0;
-        }
-        const char *opt = NULL, *v = NULL;
-        int taken;
-        if ((taken = vt_arg_value(argc, argv, &i, 0, "--max-peak", "check", &v)) ||
-            (taken = vt_arg_value(argc, argv, &i, 0, "--max-category", "check", &v))) {
-            if (taken < 0)
-                return EXIT_USAGE;
-            opt = strncmp(a, "--max-peak", 10) == 0 ? "--max-peak" : "--max-category";
-        } else if (a[0] == '-' && a[1]) {
-            return vt_arg_unknown(a, "check");
-        } else if (path) {
-            error("check reads one trace: '%s' and '%s'", path, a);
+    vt_args_t args;
+    vt_args_init(&args, &spec, argc, argv);
+    for (int opt; (opt = vt_args_next(&args)) != VT_ARG_DONE;) {
+        const char *v = args.value;
+        if (opt == VT_ARG_ERROR) {
             return EXIT_USAGE;
-        } else {
-            path = a;
+        } else if (opt == VT_ARG_HELP) {
+            vt_args_help(&spec, stdout);
+            return 0;
+        } else if (opt == VT_ARG_OPERAND) {
+            if (path) {
+                error("check reads one trace: '%s' and '%s'", path, v);
+                return EXIT_USAGE;
+            }
+            path = v;
             continue;
         }
         any_limit = 1;
-        if (strcmp(opt, "--max-peak") == 0) {
+        if (opt == OPT_MAX_PEAK) {
             if (vt_size_parse(v, &max_peak) != 0) {
                 error("--max-peak takes a size like 512MiB or 16GiB, not '%s'", v);
                 return EXIT_USAGE;

@@ -24,17 +24,22 @@
 #define MAX_DEPTH   256 /* frames matched per call-site: guards against a cyclic stack table */
 #define FRAME_CAP   512
 
-static const char usage[] = "usage: vramtrace diff A B [--json] [--top N]\n"
-                            "\n"
-                            "What changed between two runs: the device peak of trace A and of\n"
-                            "trace B, its categories, the call-sites live at the peak (matched\n"
-                            "by their symbolized frames, since addresses differ between runs),\n"
-                            "and the totals.\n"
-                            "\n"
-                            "    --json       print JSON on stdout (exact byte counts)\n"
-                            "    --top N      show the N call-sites that changed most (default\n"
-                            "                 10; 0: all)\n"
-                            "    -h, --help   show this help\n";
+enum { OPT_JSON = 1, OPT_TOP };
+
+static const vt_option_t options[] = {
+    {OPT_JSON, 0, "--json", NULL, 0, "print JSON on stdout (exact byte counts)"},
+    {OPT_TOP, 0, "--top", "N", 0, "show the N call-sites that changed most (default 10; 0: all)"},
+    {0},
+};
+
+static const vt_args_spec_t spec = {
+    .name = "diff",
+    .usage = "usage: vramtrace diff A B [--json] [--top N]\n",
+    .about = "What changed between two runs: the device peak of trace A and of trace B, its "
+             "categories, the call-sites live at the peak (matched by their symbolized frames, "
+             "since addresses differ between runs), and the totals.",
+    .tables = {options},
+};
 
 /* A call-site at the peak of one trace: its frames as text, one per line, root last. */
 typedef struct side_site_s {
@@ -454,28 +459,27 @@ int cmd_diff(int argc, char **argv)
     const char *paths[2] = {NULL, NULL};
     size_t top = DEFAULT_TOP;
     int json = 0;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i], *v;
-        int taken;
-        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-            fputs(usage, stdout);
+    vt_args_t args;
+    vt_args_init(&args, &spec, argc, argv);
+    for (int opt; (opt = vt_args_next(&args)) != VT_ARG_DONE;) {
+        const char *v = args.value;
+        if (opt == VT_ARG_ERROR) {
+            return EXIT_USAGE;
+        } else if (opt == VT_ARG_HELP) {
+            vt_args_help(&spec, stdout);
             return 0;
-        } else if (strcmp(a, "--json") == 0) {
+        } else if (opt == OPT_JSON) {
             json = 1;
-        } else if ((taken = vt_arg_value(argc, argv, &i, 0, "--top", "diff", &v))) {
-            if (taken < 0)
-                return EXIT_USAGE;
+        } else if (opt == OPT_TOP) {
             if (vt_parse_count(v, &top) != 0) {
                 error("--top takes a count, not '%s'", v);
                 return EXIT_USAGE;
             }
-        } else if (a[0] == '-' && a[1]) {
-            return vt_arg_unknown(a, "diff");
         } else if (paths[1]) {
-            error("diff compares two traces: '%s', '%s' and '%s'", paths[0], paths[1], a);
+            error("diff compares two traces: '%s', '%s' and '%s'", paths[0], paths[1], v);
             return EXIT_USAGE;
         } else {
-            paths[!!paths[0]] = a;
+            paths[!!paths[0]] = v;
         }
     }
     if (!paths[1]) {

@@ -31,29 +31,36 @@
 #define MAX_FOLDED_FRAMES 256
 #define FRAME_CAP         512
 
-static const char usage[] =
-    "usage: vramtrace export FILE --format perfetto|speedscope|folded|csv|memory-viz\n"
-    "                        [-o OUT] [--all-frames]\n"
-    "\n"
-    "Write a trace in another format, to OUT or stdout (-o - or no -o).\n"
-    "\n"
-    "    --format perfetto  Chrome trace-event JSON for ui.perfetto.dev: device\n"
-    "                       memory counters by category, phases as slices\n"
-    "    --format speedscope  the call-sites live at the device peak as a\n"
-    "                       speedscope profile weighted in bytes (speedscope.app)\n"
-    "    --format folded    the call-sites live at the device peak, one\n"
-    "                       \"outer;...;leaf BYTES\" line each, for flame graphs\n"
-    "    --format csv       one row per allocation and free: time_s,type,device,\n"
-    "                       series,category,address,size_bytes,stack_id\n"
-    "    --format memory-viz  a snapshot pickle for PyTorch's memory viewer\n"
-    "                       (pytorch.org/memory_viz): every device allocation and\n"
-    "                       free with its frames and category, and what was live\n"
-    "                       at the end\n"
-    "    -o, --output OUT   write to OUT instead of stdout\n"
-    "    --all-frames       memory-viz: keep every frame of a call-site: by default\n"
-    "                       the frames of the Python interpreter, libffi, libc, the\n"
-    "                       loader and vramtrace are left out\n"
-    "    -h, --help         show this help\n";
+enum { OPT_FORMAT = 1, OPT_OUTPUT, OPT_ALL_FRAMES };
+
+static const vt_option_t options[] = {
+    {OPT_FORMAT, 0, "--format", "FORMAT", 0,
+     "the format written:\n"
+     "perfetto: Chrome trace-event JSON for ui.perfetto.dev: device memory counters by "
+     "category, phases as slices\n"
+     "speedscope: the call-sites live at the device peak as a speedscope profile weighted in "
+     "bytes (speedscope.app)\n"
+     "folded: the call-sites live at the device peak, one \"outer;...;leaf BYTES\" line each, "
+     "for flame graphs\n"
+     "csv: one row per allocation and free: "
+     "time_s,type,device,series,category,address,size_bytes,stack_id\n"
+     "memory-viz: a snapshot pickle for PyTorch's memory viewer (pytorch.org/memory_viz): "
+     "every device allocation and free with its frames and category, and what was live at the "
+     "end"},
+    {OPT_OUTPUT, 'o', "--output", "OUT", 0, "write to OUT instead of stdout ('-': stdout)"},
+    {OPT_ALL_FRAMES, 0, "--all-frames", NULL, 0,
+     "memory-viz: keep every frame of a call-site: by default the frames of the Python "
+     "interpreter, libffi, libc, the loader and vramtrace are left out"},
+    {0},
+};
+
+static const vt_args_spec_t spec = {
+    .name = "export",
+    .usage = "usage: vramtrace export FILE --format perfetto|speedscope|folded|csv|memory-viz\n"
+             "                        [-o OUT] [--all-frames]\n",
+    .about = "Write a trace in another format, to OUT or stdout (-o - or no -o).",
+    .tables = {options},
+};
 
 enum { FMT_PERFETTO, FMT_FOLDED, FMT_SPEEDSCOPE, FMT_CSV, FMT_MEMVIZ };
 
@@ -457,25 +464,25 @@ int cmd_export(int argc, char **argv)
     const char *path = NULL, *format = NULL;
     export_t x;
     memset(&x, 0, sizeof(x));
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        int taken;
-        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-            fputs(usage, stdout);
+    vt_args_t args;
+    vt_args_init(&args, &spec, argc, argv);
+    for (int opt; (opt = vt_args_next(&args)) != VT_ARG_DONE;) {
+        if (opt == VT_ARG_ERROR) {
+            return EXIT_USAGE;
+        } else if (opt == VT_ARG_HELP) {
+            vt_args_help(&spec, stdout);
             return 0;
-        } else if ((taken = vt_arg_value(argc, argv, &i, 0, "--format", "export", &format)) ||
-                   (taken = vt_arg_value(argc, argv, &i, 'o', "--output", "export", &x.out_path))) {
-            if (taken < 0)
-                return EXIT_USAGE;
-        } else if (strcmp(a, "--all-frames") == 0) {
+        } else if (opt == OPT_FORMAT) {
+            format = args.value;
+        } else if (opt == OPT_OUTPUT) {
+            x.out_path = args.value;
+        } else if (opt == OPT_ALL_FRAMES) {
             x.all_frames = true;
-        } else if (a[0] == '-' && a[1]) {
-            return vt_arg_unknown(a, "export");
         } else if (path) {
-            error("export reads one trace: '%s' and '%s'", path, a);
+            error("export reads one trace: '%s' and '%s'", path, args.value);
             return EXIT_USAGE;
         } else {
-            path = a;
+            path = args.value;
         }
     }
     if (!path) {

@@ -25,27 +25,24 @@
 
 #define MAX_FRAMES 12 /* frames shown per call-site */
 
-static const char usage[] =
-    "usage: vramtrace html FILE [-o OUT] [--top N] [--all-frames] [--rules RULES]\n"
-    "                      [--budget MODEL [KEY=VALUE...]]\n"
-    "\n"
-    "The report of a trace as one self-contained HTML page (no script, nothing\n"
-    "loaded from the network): summary, timeline chart, the peak by category,\n"
-    "devices, top call-sites, out-of-memory errors, memory never freed, and\n"
-    "with --budget the comparison with the model's budgets.\n"
-    "\n"
-    "    -o OUT           write the page to OUT ('-': stdout); default: FILE with\n"
-    "                     .vtr replaced by .html\n"
-    "    --top N          show the N largest call-sites (default 10; 0: all)\n"
-    "    --all-frames     show every frame of a call-site: by default the frames of\n"
-    "                     the Python interpreter, libffi, libc, the loader and\n"
-    "                     vramtrace are left out\n"
-    "    --rules RULES    decide every allocation's category again with the rules\n"
-    "                     of file RULES (docs/categories.md)\n"
-    "    --budget MODEL   compare the peak's categories with the naive and realistic\n"
-    "                     budgets of a model file (docs/budget.md); KEY=VALUE\n"
-    "                     arguments after it override the file's keys\n"
-    "    -h, --help       show this help\n";
+enum { OPT_OUTPUT = 1 };
+
+static const vt_option_t options[] = {
+    {OPT_OUTPUT, 'o', "--output", "OUT", 0,
+     "write the page to OUT ('-': stdout); default: FILE with .vtr replaced by .html"},
+    {0},
+};
+
+static const vt_args_spec_t spec = {
+    .name = "html",
+    .usage = "usage: vramtrace html FILE [-o OUT] [--top N] [--all-frames] [--rules RULES]\n"
+             "                      [--budget MODEL [KEY=VALUE...]]\n",
+    .about = "The report of a trace as one self-contained HTML page (no script, nothing loaded "
+             "from the network): summary, timeline chart, the peak by category, devices, top "
+             "call-sites, out-of-memory errors, memory never freed, and with --budget the "
+             "comparison with the model's budgets.",
+    .tables = {options, vt_report_options},
+};
 
 static const char style[] =
     "body{font:14px/1.45 system-ui,sans-serif;margin:0 auto;max-width:1200px;padding:0 24px 48px;"
@@ -459,22 +456,22 @@ int cmd_html(int argc, char **argv)
     const char *path = NULL, *out_arg = NULL;
     static vt_report_opts_t opts; /* static: the rules are 40 KiB */
     vt_report_opts_init(&opts, "html");
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
+    vt_args_t args;
+    vt_args_init(&args, &spec, argc, argv);
+    for (int opt; (opt = vt_args_next(&args)) != VT_ARG_DONE;) {
+        const char *a = args.value;
         int taken;
-        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-            fputs(usage, stdout);
+        if (opt == VT_ARG_ERROR) {
+            goto usage;
+        } else if (opt == VT_ARG_HELP) {
+            vt_args_help(&spec, stdout);
             vt_report_opts_release(&opts);
             return 0;
-        } else if ((taken = vt_arg_value(argc, argv, &i, 'o', "--output", "html", &out_arg))) {
+        } else if (opt == OPT_OUTPUT) {
+            out_arg = a;
+        } else if ((taken = vt_report_opts_take(&opts, opt, a)) != 0) {
             if (taken < 0)
                 goto usage;
-        } else if ((taken = vt_report_opts_parse(&opts, argc, argv, &i)) != 0) {
-            if (taken < 0)
-                goto usage;
-        } else if (a[0] == '-' && a[1]) {
-            vt_arg_unknown(a, "html");
-            goto usage;
         } else if (path) {
             error("html reads one trace: '%s' and '%s'", path, a);
             goto usage;

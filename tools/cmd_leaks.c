@@ -21,18 +21,22 @@
 #define DEFAULT_TOP 10
 #define MAX_FRAMES  8
 
-static const char usage[] =
-    "usage: vramtrace leaks FILE [--top N] [--all-frames]\n"
-    "\n"
-    "The device memory never freed: what was live when the process\n"
-    "exited (at the end of the trace when it did not exit cleanly), by\n"
-    "call-site and category, largest first.\n"
-    "\n"
-    "    --top N          show the N largest call-sites (default 10; 0: all)\n"
-    "    --all-frames     show every frame of a call-site: by default the frames of\n"
-    "                     the Python interpreter, libffi, libc, the loader and\n"
-    "                     vramtrace are left out\n"
-    "    -h, --help       show this help\n";
+enum { OPT_TOP = 1, OPT_ALL_FRAMES };
+
+static const vt_option_t options[] = {
+    {OPT_TOP, 0, "--top", "N", 0, "show the N largest call-sites (default 10; 0: all)"},
+    {OPT_ALL_FRAMES, 0, "--all-frames", NULL, 0, VT_FRAMES_ALL_HELP},
+    {0},
+};
+
+static const vt_args_spec_t spec = {
+    .name = "leaks",
+    .usage = "usage: vramtrace leaks FILE [--top N] [--all-frames]\n",
+    .about = "The device memory never freed: what was live when the process exited (at the end "
+             "of the trace when it did not exit cleanly), by call-site and category, largest "
+             "first.",
+    .tables = {options},
+};
 
 typedef struct leak_site_s {
     vt_site_t site;
@@ -123,28 +127,27 @@ int cmd_leaks(int argc, char **argv)
     const char *path = NULL;
     size_t top = DEFAULT_TOP;
     bool all_frames = false;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i], *v;
-        int taken;
-        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-            fputs(usage, stdout);
+    vt_args_t args;
+    vt_args_init(&args, &spec, argc, argv);
+    for (int opt; (opt = vt_args_next(&args)) != VT_ARG_DONE;) {
+        const char *v = args.value;
+        if (opt == VT_ARG_ERROR) {
+            return EXIT_USAGE;
+        } else if (opt == VT_ARG_HELP) {
+            vt_args_help(&spec, stdout);
             return 0;
-        } else if ((taken = vt_arg_value(argc, argv, &i, 0, "--top", "leaks", &v))) {
-            if (taken < 0)
-                return EXIT_USAGE;
+        } else if (opt == OPT_TOP) {
             if (vt_parse_count(v, &top) != 0) {
                 error("--top takes a count, not '%s'", v);
                 return EXIT_USAGE;
             }
-        } else if (strcmp(a, "--all-frames") == 0) {
+        } else if (opt == OPT_ALL_FRAMES) {
             all_frames = true;
-        } else if (a[0] == '-' && a[1]) {
-            return vt_arg_unknown(a, "leaks");
         } else if (path) {
-            error("leaks reads one trace: '%s' and '%s'", path, a);
+            error("leaks reads one trace: '%s' and '%s'", path, v);
             return EXIT_USAGE;
         } else {
-            path = a;
+            path = v;
         }
     }
     if (!path) {

@@ -37,24 +37,28 @@
 #define SITE_FRAMES 4  /* frames shown per live call-site (text; --json has them all) */
 #define NAME_CAP    256
 
-static const char usage[] =
-    "usage: vramtrace oom FILE [--json] [--all-frames]\n"
-    "\n"
-    "Every out-of-memory error of a trace: the time, the device, the request,\n"
-    "its API and call-site; the device's free and total memory when known, with\n"
-    "free memory above the request flagged as fragmentation and the memory\n"
-    "vramtrace did not see (total - free - live); the memory live by category\n"
-    "and its top 5 call-sites on that device; what grew since the last phase\n"
-    "boundary or mark before it (since the start without one); and the outcome:\n"
-    "recovered when the process later allocated on that device again, fatal when\n"
-    "the trace ends without (unknown when damaged or capped).\n"
-    "\n"
-    "    --json           print JSON on stdout (exact integers, times from the trace's\n"
-    "                     start; every frame)\n"
-    "    --all-frames     show every frame of a call-site: by default the frames of\n"
-    "                     the Python interpreter, libffi, libc, the loader and\n"
-    "                     vramtrace are left out\n"
-    "    -h, --help       show this help\n";
+enum { OPT_JSON = 1, OPT_ALL_FRAMES };
+
+static const vt_option_t options[] = {
+    {OPT_JSON, 0, "--json", NULL, 0,
+     "print JSON on stdout (exact integers, times from the trace's start; every frame)"},
+    {OPT_ALL_FRAMES, 0, "--all-frames", NULL, 0, VT_FRAMES_ALL_HELP},
+    {0},
+};
+
+static const vt_args_spec_t spec = {
+    .name = "oom",
+    .usage = "usage: vramtrace oom FILE [--json] [--all-frames]\n",
+    .about = "Every out-of-memory error of a trace: the time, the device, the request, its API "
+             "and call-site; the device's free and total memory when known, with free memory "
+             "above the request flagged as fragmentation and the memory vramtrace did not see "
+             "(total - free - live); the memory live by category and its top 5 call-sites on "
+             "that device; what grew since the last phase boundary or mark before it (since the "
+             "start without one); and the outcome: recovered when the process later allocated "
+             "on that device again, fatal when the trace ends without (unknown when damaged or "
+             "capped).",
+    .tables = {options},
+};
 
 /* What the growth of an OOM is measured from. */
 enum { SINCE_START, SINCE_PUSH, SINCE_POP, SINCE_MARK };
@@ -565,22 +569,23 @@ int cmd_oom(int argc, char **argv)
     const char *path = NULL;
     int json = 0;
     bool all_frames = false;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-            fputs(usage, stdout);
+    vt_args_t args;
+    vt_args_init(&args, &spec, argc, argv);
+    for (int opt; (opt = vt_args_next(&args)) != VT_ARG_DONE;) {
+        if (opt == VT_ARG_ERROR) {
+            return EXIT_USAGE;
+        } else if (opt == VT_ARG_HELP) {
+            vt_args_help(&spec, stdout);
             return 0;
-        } else if (strcmp(a, "--json") == 0) {
+        } else if (opt == OPT_JSON) {
             json = 1;
-        } else if (strcmp(a, "--all-frames") == 0) {
+        } else if (opt == OPT_ALL_FRAMES) {
             all_frames = true;
-        } else if (a[0] == '-' && a[1]) {
-            return vt_arg_unknown(a, "oom");
         } else if (path) {
-            error("oom reads one trace for now: '%s' and '%s'", path, a);
+            error("oom reads one trace for now: '%s' and '%s'", path, args.value);
             return EXIT_USAGE;
         } else {
-            path = a;
+            path = args.value;
         }
     }
     if (!path) {

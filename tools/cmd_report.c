@@ -34,40 +34,36 @@
 
 #define TEXT_MAX_FRAMES 8
 
-static const char usage[] =
-    "usage: vramtrace report FILE|DIR... [--json] [--at TIME] [--category NAME] [--top N]\n"
-    "                        [--all-frames] [--rules RULES] [--budget MODEL [KEY=VALUE...]]\n"
-    "\n"
-    "The device memory peak of a trace, what was live at it by category\n"
-    "and call-site, the pinned host and managed peaks, totals and the\n"
-    "out-of-memory errors.\n"
-    "\n"
-    "Several traces, or a directory of them (the ranks of a torchrun, SLURM\n"
-    "or mpirun job): one row per trace with its rank, host, pid, device peak,\n"
-    "largest category at it and out-of-memory errors, the worst rank flagged;\n"
-    "then the job merged: each category at each rank's peak (sum, max and its\n"
-    "rank, min, max/mean), the top call-sites at the ranks' peaks matched\n"
-    "across ranks by their frames (--top N), and the job's first\n"
-    "out-of-memory error; --json gives the same.\n"
-    "\n"
-    "    --json           print JSON on stdout (keys: docs/trace-format.md)\n"
-    "    --at TIME        what was live at TIME instead of at the peak, on every\n"
-    "                     device: seconds from the start of the trace (3.2, 3.2s),\n"
-    "                     or 1500ms, 250us, 10ns; after the end: the end\n"
-    "    --category NAME  list only the call-sites of category NAME (weights,\n"
-    "                     gradients, optimizer, activations, data, workspace,\n"
-    "                     unknown) and show that category's own peak\n"
-    "    --top N          show the N largest call-sites (default 10; 0: all)\n"
-    "    --all-frames     show every frame of a call-site: by default the frames of\n"
-    "                     the Python interpreter, libffi, libc, the loader and\n"
-    "                     vramtrace are left out\n"
-    "                     (--json lists them all)\n"
-    "    --rules RULES    decide every allocation's category again with the rules\n"
-    "                     of file RULES instead of the recorded ones (docs/categories.md)\n"
-    "    --budget MODEL   compare the peak's categories with the naive and realistic\n"
-    "                     budgets of a model file (docs/budget.md); KEY=VALUE\n"
-    "                     arguments after it override the file's keys\n"
-    "    -h, --help       show this help\n";
+enum { OPT_JSON = 1, OPT_AT, OPT_CATEGORY };
+
+static const vt_option_t options[] = {
+    {OPT_JSON, 0, "--json", NULL, 0, "print JSON on stdout (keys: docs/trace-format.md)"},
+    {OPT_AT, 0, "--at", "TIME", 0,
+     "what was live at TIME instead of at the peak, on every device: seconds from the start of "
+     "the trace (3.2, 3.2s), or 1500ms, 250us, 10ns; after the end: the end"},
+    {OPT_CATEGORY, 0, "--category", "NAME", 0,
+     "list only the call-sites of category NAME (weights, gradients, optimizer, activations, "
+     "data, workspace, unknown) and show that category's own peak"},
+    {0},
+};
+
+static const vt_args_spec_t spec = {
+    .name = "report",
+    .usage =
+        "usage: vramtrace report FILE|DIR... [--json] [--at TIME] [--category NAME] [--top N]\n"
+        "                        [--all-frames] [--rules RULES] [--budget MODEL [KEY=VALUE...]]\n",
+    .about = "The device memory peak of a trace, what was live at it by category and call-site, "
+             "the pinned host and managed peaks, totals and the out-of-memory errors.\n"
+             "\n"
+             "Several traces, or a directory of them (the ranks of a torchrun, SLURM or mpirun "
+             "job): one row per trace with its rank, host, pid, device peak, largest category at "
+             "it and out-of-memory errors, the worst rank flagged; then the job merged: each "
+             "category at each rank's peak (sum, max and its rank, min, max/mean), the top "
+             "call-sites at the ranks' peaks matched across ranks by their frames (--top N), and "
+             "the job's first out-of-memory error; --json gives the same. --json lists every "
+             "frame.",
+    .tables = {options, vt_report_options},
+};
 
 static void print_process(const vt_report_t *rep)
 {
@@ -438,18 +434,20 @@ int cmd_report(int argc, char **argv)
     size_t n_paths = 0;
 
     vt_report_opts_init(&opts, "report");
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i], *v;
+    vt_args_t args;
+    vt_args_init(&args, &spec, argc, argv);
+    for (int opt; (opt = vt_args_next(&args)) != VT_ARG_DONE;) {
+        const char *v = args.value;
         int taken;
-        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-            fputs(usage, stdout);
+        if (opt == VT_ARG_ERROR) {
+            goto usage;
+        } else if (opt == VT_ARG_HELP) {
+            vt_args_help(&spec, stdout);
             vt_report_opts_release(&opts);
             return 0;
-        } else if (strcmp(a, "--json") == 0) {
+        } else if (opt == OPT_JSON) {
             json = 1;
-        } else if ((taken = vt_arg_value(argc, argv, &i, 0, "--at", "report", &v))) {
-            if (taken < 0)
-                goto usage;
+        } else if (opt == OPT_AT) {
             if (parse_time(v, &at_ns) != 0) {
                 error("bad time '%s' for '--at': expected seconds from the start like 3.2, "
                       "3.2s, 1500ms or 250us",
@@ -457,9 +455,7 @@ int cmd_report(int argc, char **argv)
                 goto usage;
             }
             at_arg = v;
-        } else if ((taken = vt_arg_value(argc, argv, &i, 0, "--category", "report", &v))) {
-            if (taken < 0)
-                goto usage;
+        } else if (opt == OPT_CATEGORY) {
             category = vt_category_from_name(v, strlen(v));
             if (category < 0) {
                 error("unknown category '%s': expected weights, gradients, optimizer, "
@@ -467,16 +463,13 @@ int cmd_report(int argc, char **argv)
                       v);
                 goto usage;
             }
-        } else if ((taken = vt_report_opts_parse(&opts, argc, argv, &i)) != 0) {
+        } else if ((taken = vt_report_opts_take(&opts, opt, v)) != 0) {
             if (taken < 0)
                 goto usage;
-        } else if (a[0] == '-' && a[1]) {
-            vt_arg_unknown(a, "report");
-            goto usage;
         } else {
             if (!path)
-                path = a;
-            paths[n_paths++] = a;
+                path = v;
+            paths[n_paths++] = v;
         }
     }
     if (!path) {

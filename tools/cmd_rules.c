@@ -12,12 +12,20 @@
 #include "util.h"
 #include "vt_categories.h"
 
-static const char usage[] = "usage: vramtrace rules --defaults\n"
-                            "   or: vramtrace rules --check FILE\n"
-                            "\n"
-                            "    --defaults     print the built-in category rules\n"
-                            "    --check FILE   check a rules file: exit 0, or name the bad line\n"
-                            "    -h, --help     show this help\n";
+enum { OPT_DEFAULTS = 1, OPT_CHECK };
+
+static const vt_option_t options[] = {
+    {OPT_DEFAULTS, 0, "--defaults", NULL, 0, "print the built-in category rules"},
+    {OPT_CHECK, 0, "--check", "FILE", 0, "check a rules file: exit 0, or name the bad line"},
+    {0},
+};
+
+static const vt_args_spec_t spec = {
+    .name = "rules",
+    .usage = "usage: vramtrace rules --defaults\n"
+             "   or: vramtrace rules --check FILE\n",
+    .tables = {options},
+};
 
 static int check(const char *path)
 {
@@ -41,25 +49,28 @@ static int check(const char *path)
 
 int cmd_rules(int argc, char **argv)
 {
-    if (argc == 2 && (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0)) {
-        fputs(usage, stdout);
-        return 0;
+    vt_args_t args;
+    vt_args_init(&args, &spec, argc, argv);
+    const char *file = NULL;
+    int defaults = 0, n = 0;
+    for (int opt; (opt = vt_args_next(&args)) != VT_ARG_DONE; n++) {
+        if (opt == VT_ARG_ERROR) {
+            return vt_args_usage_error(&spec);
+        } else if (opt == VT_ARG_HELP) {
+            vt_args_help(&spec, stdout);
+            return 0;
+        } else if (opt == OPT_DEFAULTS) {
+            defaults = 1;
+        } else if (opt == OPT_CHECK) {
+            file = args.value;
+        }
     }
-    if (argc == 2 && strcmp(argv[1], "--defaults") == 0) {
+    if (n == 1 && defaults) {
         fputs(vt_default_rules, stdout);
         return 0;
     }
-    int i = 1;
-    const char *file;
-    int taken = argc >= 2 ? vt_arg_value(argc, argv, &i, 0, "--check", "rules", &file) : 0;
-    if (taken < 0)
-        return EXIT_USAGE;
-    if (taken && i == argc - 1)
+    if (n == 1 && file)
         return check(file);
-    if (argc >= 2 && argv[1][0] == '-' && !taken && strcmp(argv[1], "--defaults") != 0)
-        error("unknown option '%s'", argv[1]);
-    else
-        error("'rules' needs --defaults or --check FILE");
-    fputs(usage, stderr);
-    return EXIT_USAGE;
+    error("'rules' needs --defaults or --check FILE");
+    return vt_args_usage_error(&spec);
 }

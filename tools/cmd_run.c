@@ -29,43 +29,66 @@
 #    define VRAMTRACE_INSTALL_LIBDIR "lib" /* CMAKE_INSTALL_LIBDIR, relative to the prefix */
 #endif
 
-static const char usage[] =
-    "usage: vramtrace run [OPTIONS] -- CMD [ARGS]\n"
-    "\n"
-    "Runs CMD with libvramtrace.so preloaded and exits with its status (128 + N when signal N\n"
-    "killed it). Options go before '--'; SIGINT, SIGTERM, SIGHUP and SIGQUIT sent to vramtrace\n"
-    "are passed on to CMD.\n"
-    "\n"
-    "    -o FILE            CMD's trace is exactly FILE (a name ending in .vtr; a FILE left by\n"
-    "                       an earlier run is replaced); other processes of the tree that\n"
-    "                       allocate, and a later one once FILE holds a trace, write\n"
-    "                       <FILE without .vtr>.<pid>.vtr beside it (.<pid>.<n>.vtr for an exec'ed\n"
-    "                       image of the same pid); the last line names every file written. A\n"
-    "                       character device (/dev/null): no trace. Without -o: the library's\n"
-    "                       default, vramtrace.<pid>.vtr in the working directory, named by its\n"
-    "                       exit line\n"
-    "    --rules FILE       category rules instead of the built-in ones (VRAMTRACE_RULES)\n"
-    "    --depth N          frames per call-site stack, 0 to 256 (VRAMTRACE_DEPTH; default 64)\n"
-    "    --per-tensor       every tensor its own stream-ordered allocation from the driver's\n"
-    "                       pool, caching kept (near native speed): PYTORCH_CUDA_ALLOC_CONF gets\n"
-    "                       backend:cudaMallocAsync before the keys already set (a backend the\n"
-    "                       user chose is kept, with a note), TF_GPU_ALLOCATOR=cuda_malloc_async\n"
-    "                       and XLA_PYTHON_CLIENT_ALLOCATOR=platform unless set\n"
-    "    --no-caching       turn the framework caching allocators off, unless the variables are\n"
-    "                       already set: PYTORCH_NO_CUDA_MEMORY_CACHING=1,\n"
-    "                       XLA_PYTHON_CLIENT_ALLOCATOR=platform, TF_FORCE_GPU_ALLOW_GROWTH=true.\n"
-    "                       Every tensor becomes a cudaMalloc/cudaFree of its own: exact\n"
-    "                       per-tensor call-sites without a pool, but every free synchronizes\n"
-    "    --simulate[=SIZE]  run on the simulated CUDA device (docs/simulator.md) with SIZE of\n"
-    "                       memory (VTSIM_DEVICE_MEMORY; default 16G)\n"
-    "    --report           print 'vramtrace report' of CMD's trace after the run\n"
-    "    -q, --quiet        no summary line at exit (VRAMTRACE_QUIET=1) and no lines of ours\n"
-    "    --lib PATH         the libvramtrace.so to preload\n"
-    "    -h, --help         show this help\n"
-    "\n"
-    "Without --lib, libvramtrace.so is looked for beside vramtrace: in the installation's library\n"
-    "directory (<dir>/../lib), then in the build tree (<dir>/../src), <dir> being the directory\n"
-    "of vramtrace. The simulated device exists in the build tree only (<dir>/../sim).\n";
+enum {
+    OPT_OUTPUT = 1,
+    OPT_RULES,
+    OPT_DEPTH,
+    OPT_PER_TENSOR,
+    OPT_NO_CACHING,
+    OPT_SIMULATE,
+    OPT_REPORT,
+    OPT_QUIET,
+    OPT_LIB,
+};
+
+static const vt_option_t options[] = {
+    {OPT_OUTPUT, 'o', NULL, "FILE", 0,
+     "CMD's trace is exactly FILE (a name ending in .vtr; a FILE left by an earlier run is "
+     "replaced); other processes of the tree that allocate, and a later one once FILE holds a "
+     "trace, write <FILE without .vtr>.<pid>.vtr beside it (.<pid>.<n>.vtr for an exec'ed image "
+     "of the same pid); the last line names every file written. A character device "
+     "(/dev/null): no trace. Without -o: the library's default, vramtrace.<pid>.vtr in the "
+     "working directory, named by its exit line"},
+    {OPT_RULES, 0, "--rules", "FILE", 0,
+     "category rules instead of the built-in ones (VRAMTRACE_RULES)"},
+    {OPT_DEPTH, 0, "--depth", "N", 0,
+     "frames per call-site stack, 0 to 256 (VRAMTRACE_DEPTH; default 64)"},
+    {OPT_PER_TENSOR, 0, "--per-tensor", NULL, 0,
+     "every tensor its own stream-ordered allocation from the driver's pool, caching kept "
+     "(near native speed): PYTORCH_CUDA_ALLOC_CONF gets backend:cudaMallocAsync before the keys "
+     "already set (a backend the user chose is kept, with a note), "
+     "TF_GPU_ALLOCATOR=cuda_malloc_async and XLA_PYTHON_CLIENT_ALLOCATOR=platform unless set"},
+    {OPT_NO_CACHING, 0, "--no-caching", NULL, 0,
+     "turn the framework caching allocators off, unless the variables are already set: "
+     "PYTORCH_NO_CUDA_MEMORY_CACHING=1, XLA_PYTHON_CLIENT_ALLOCATOR=platform, "
+     "TF_FORCE_GPU_ALLOW_GROWTH=true. Every tensor becomes a cudaMalloc/cudaFree of its own: "
+     "exact per-tensor call-sites without a pool, but every free synchronizes"},
+    {OPT_SIMULATE, 0, "--simulate", "SIZE", 1,
+     "run on the simulated CUDA device (docs/simulator.md) with SIZE of memory "
+     "(VTSIM_DEVICE_MEMORY; default 16G)"},
+    {OPT_REPORT, 0, "--report", NULL, 0, "print 'vramtrace report' of CMD's trace after the run"},
+    {OPT_QUIET, 'q', "--quiet", NULL, 0,
+     "no summary line at exit (VRAMTRACE_QUIET=1) and no lines of ours"},
+    {OPT_LIB, 0, "--lib", "PATH", 0, "the libvramtrace.so to preload"},
+    {0},
+};
+
+static const vt_args_spec_t spec = {
+    .name = "run",
+    .usage = "usage: vramtrace run [OPTIONS] -- CMD [ARGS]\n",
+    .about = "Runs CMD with libvramtrace.so preloaded and exits with its status (128 + N when "
+             "signal N killed it). Options go before '--'; SIGINT, SIGTERM, SIGHUP and SIGQUIT "
+             "sent to vramtrace are passed on to CMD.",
+    .tables = {options},
+    .after = "Without --lib, libvramtrace.so is looked for beside vramtrace: in the "
+             "installation's library directory (<dir>/../lib), then in the build tree "
+             "(<dir>/../src), <dir> being the directory of vramtrace. The simulated device exists "
+             "in the build tree only (<dir>/../sim).\n"
+             "\n" VT_ARGS_SIZE_HELP,
+    .exit_status = "Exit status: CMD's (128 + N when signal N killed it); 2 usage error, 1 when "
+                   "CMD could not be started.",
+    .options_first = 1,
+};
 
 typedef struct run_opts_s {
     const char *output; /* -o, as given */
@@ -114,52 +137,65 @@ static bool is_depth(const char *s)
 /* After the message of a usage error: the synopsis, the first line of the usage. */
 static int usage_error(void)
 {
-    fprintf(stderr, "%.*s", (int)(strchr(usage, '\n') - usage + 1), usage);
-    return EXIT_USAGE;
+    return vt_args_usage_error(&spec);
 }
 
 /* Parses argv (argv[0] is "run") into o. Returns -1 to go on, or the exit status: 0 after
  * --help, EXIT_USAGE after the message. */
 static int parse(int argc, char **argv, run_opts_t *o)
 {
-    int i;
-    for (i = 1; i < argc && strcmp(argv[i], "--") != 0; i++) {
-        const char *a = argv[i];
-        int taken;
-        if ((taken = vt_arg_value(argc, argv, &i, 'o', NULL, "run", &o->output)) ||
-            (taken = vt_arg_value(argc, argv, &i, 0, "--rules", "run", &o->rules)) ||
-            (taken = vt_arg_value(argc, argv, &i, 0, "--depth", "run", &o->depth)) ||
-            (taken = vt_arg_value(argc, argv, &i, 0, "--lib", "run", &o->lib))) {
-            if (taken < 0)
-                return EXIT_USAGE;
-        } else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-            fputs(usage, stdout);
-            return 0;
-        } else if (strcmp(a, "--per-tensor") == 0) {
-            o->per_tensor = true;
-        } else if (strcmp(a, "--no-caching") == 0) {
-            o->no_caching = true;
-        } else if (strcmp(a, "--simulate") == 0) {
-            o->simulate = true;
-        } else if (strncmp(a, "--simulate=", 11) == 0) {
-            o->simulate = true;
-            o->capacity = a + 11;
-        } else if (strcmp(a, "--report") == 0) {
-            o->report = true;
-        } else if (vt_arg_flag(a, 'q', "--quiet")) {
-            o->quiet = true;
-        } else if (a[0] == '-') {
-            return vt_arg_unknown(a, "run");
-        } else if (strcmp(argv[i - 1], "--simulate") == 0 && is_size(a)) {
-            error("'--simulate %s': the size goes as --simulate=%s", a, a);
+    vt_args_t args;
+    vt_args_init(&args, &spec, argc, argv);
+    int last = 0; /* the option read before this argument */
+    for (int opt; (opt = vt_args_next(&args)) != VT_ARG_DONE; last = opt) {
+        const char *a = args.value;
+        switch (opt) {
+        case VT_ARG_ERROR:
             return EXIT_USAGE;
-        } else {
+        case VT_ARG_HELP:
+            vt_args_help(&spec, stdout);
+            return 0;
+        case OPT_OUTPUT:
+            o->output = a;
+            break;
+        case OPT_RULES:
+            o->rules = a;
+            break;
+        case OPT_DEPTH:
+            o->depth = a;
+            break;
+        case OPT_LIB:
+            o->lib = a;
+            break;
+        case OPT_PER_TENSOR:
+            o->per_tensor = true;
+            break;
+        case OPT_NO_CACHING:
+            o->no_caching = true;
+            break;
+        case OPT_SIMULATE:
+            o->simulate = true;
+            o->capacity = a;
+            break;
+        case OPT_REPORT:
+            o->report = true;
+            break;
+        case OPT_QUIET:
+            o->quiet = true;
+            break;
+        default: /* an operand before '--' */
+            if (last == OPT_SIMULATE && !o->capacity && is_size(a)) {
+                error("'--simulate %s': the size goes as --simulate=%s", a, a);
+                return EXIT_USAGE;
+            }
             error("'%s' before '--': options go before '--', the command after it", a);
             return usage_error();
         }
     }
-    if (i + 1 >= argc) {
-        error(i == argc ? "'run' needs '--' and a command" : "'run' needs a command after '--'");
+    int i = args.next - 1; /* the "--", when there is one */
+    if (!args.operands_only || i + 1 >= argc) {
+        error(!args.operands_only ? "'run' needs '--' and a command"
+                                  : "'run' needs a command after '--'");
         return usage_error();
     }
     struct stat st;

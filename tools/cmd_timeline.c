@@ -21,21 +21,27 @@
 #include "args.h"
 #include "util.h"
 
-static const char usage[] = "usage: vramtrace timeline FILE [--csv | --svg OUT]\n"
-                            "\n"
-                            "Device memory over time: the trace's duration and events, each\n"
-                            "device's peak and when, and the device peak inside each phase.\n"
-                            "\n"
-                            "    --csv        one CSV row per change of a device's memory:\n"
-                            "                 time_s,device,total_bytes,<category>... (seconds\n"
-                            "                 from the start of the trace, bytes)\n"
-                            "    --svg OUT    write an SVG chart to OUT ('-': stdout): one\n"
-                            "                 stacked area chart of live bytes by category per\n"
-                            "                 device, stacked vertically, each with its peak\n"
-                            "                 marked; top-level phases as shaded bands. Time\n"
-                            "                 is cut into 1000 columns, each showing the moment\n"
-                            "                 of its highest total, so no peak is lost\n"
-                            "    -h, --help   show this help\n";
+enum { OPT_CSV = 1, OPT_SVG };
+
+static const vt_option_t options[] = {
+    {OPT_CSV, 0, "--csv", NULL, 0,
+     "one CSV row per change of a device's memory: time_s,device,total_bytes,<category>... "
+     "(seconds from the start of the trace, bytes)"},
+    {OPT_SVG, 0, "--svg", "OUT", 0,
+     "write an SVG chart to OUT ('-': stdout): one stacked area chart of live bytes by category "
+     "per device, stacked vertically, each with its peak marked; top-level phases as shaded "
+     "bands. Time is cut into 1000 columns, each showing the moment of its highest total, so "
+     "no peak is lost"},
+    {0},
+};
+
+static const vt_args_spec_t spec = {
+    .name = "timeline",
+    .usage = "usage: vramtrace timeline FILE [--csv | --svg OUT]\n",
+    .about = "Device memory over time: the trace's duration and events, each device's peak and "
+             "when, and the device peak inside each phase.",
+    .tables = {options},
+};
 
 typedef struct csv_s {
     int header_done;
@@ -140,26 +146,25 @@ int cmd_timeline(int argc, char **argv)
     vt_timeline_init(&tl);
     csv_t csv = {0};
     const char *svg = NULL; /* --svg OUT, or NULL */
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        int taken;
-        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-            fputs(usage, stdout);
+    vt_args_t args;
+    vt_args_init(&args, &spec, argc, argv);
+    for (int opt; (opt = vt_args_next(&args)) != VT_ARG_DONE;) {
+        if (opt == VT_ARG_ERROR) {
+            return EXIT_USAGE;
+        } else if (opt == VT_ARG_HELP) {
+            vt_args_help(&spec, stdout);
             return 0;
-        } else if (strcmp(a, "--csv") == 0) {
+        } else if (opt == OPT_CSV) {
             tl.row = csv_change;
             tl.row_ctx = &csv;
-        } else if ((taken = vt_arg_value(argc, argv, &i, 0, "--svg", "timeline", &svg))) {
-            if (taken < 0)
-                return EXIT_USAGE;
+        } else if (opt == OPT_SVG) {
+            svg = args.value;
             tl.columns = 1;
-        } else if (a[0] == '-' && a[1]) {
-            return vt_arg_unknown(a, "timeline");
         } else if (path) {
-            error("timeline reads one trace: '%s' and '%s'", path, a);
+            error("timeline reads one trace: '%s' and '%s'", path, args.value);
             return EXIT_USAGE;
         } else {
-            path = a;
+            path = args.value;
         }
     }
     if (!path) {

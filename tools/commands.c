@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "args.h"
 #include "commands.h"
 #include "util.h"
 
@@ -24,24 +25,40 @@ static const vt_command_t commands[] = {
 };
 #define N_COMMANDS (sizeof(commands) / sizeof(commands[0]))
 
-void vt_commands_usage(FILE *out)
+static void list_commands(FILE *out)
 {
-    fputs("usage: vramtrace [--version] [-h | --help] [--memory-limit SIZE] <command> [<args>]\n"
-          "\n"
-          "    --memory-limit SIZE  cap the analyzer's own memory at SIZE (512M, 4G; 'none':\n"
-          "                         no cap); default: half the machine's memory\n"
-          "\n"
-          "Commands:\n",
-          out);
+    fputs("Commands:\n", out);
     for (size_t i = 0; i < N_COMMANDS; i++)
         fprintf(out, "   %-10s %s\n", commands[i].name, commands[i].summary);
-    fputs("\n"
-          "Capture without the launcher:\n"
-          "   LD_PRELOAD=/path/to/libvramtrace.so VRAMTRACE_OUTPUT=FILE CMD [ARGS]\n"
-          "\n"
-          "Exit status: 0 fine, 1 unreadable or damaged input or another error, 2 usage error,\n"
-          "3 'check' found a limit exceeded; 'run' exits with CMD's status.\n",
-          out);
+}
+
+static const vt_option_t options[] = {
+    {VT_GLOBAL_MEMORY_LIMIT, 0, "--memory-limit", "SIZE", 0,
+     "cap the analyzer's own memory at SIZE ('none': no cap); default: half the machine's "
+     "memory"},
+    {VT_GLOBAL_VERSION, 0, "--version", NULL, 0, "print the version"},
+    {0},
+};
+
+const vt_args_spec_t vt_global_spec = {
+    .name = "",
+    .usage = "usage: vramtrace [--version] [-h | --help] [--memory-limit SIZE] <command> "
+             "[<args>]\n",
+    .tables = {options},
+    .list = list_commands,
+    .after = "'vramtrace help COMMAND' or 'vramtrace COMMAND --help' shows a command's options.\n"
+             "\n"
+             "Capture without the launcher:\n"
+             "    LD_PRELOAD=/path/to/libvramtrace.so VRAMTRACE_OUTPUT=FILE CMD [ARGS]\n"
+             "\n" VT_ARGS_SIZE_HELP,
+    .exit_status = "Exit status: 0 fine, 1 unreadable or damaged input or another error, 2 usage "
+                   "error, 3 'check' found a limit exceeded; 'run' exits with CMD's status.",
+    .options_first = 1,
+};
+
+void vt_commands_usage(FILE *out)
+{
+    vt_args_help(&vt_global_spec, out);
 }
 
 const vt_command_t *vt_command_find(const char *name)
@@ -58,17 +75,22 @@ int vt_command_unknown(const char *name)
     return EXIT_USAGE;
 }
 
-/* help [COMMAND]: the usage on stdout; a COMMAND must at least exist. */
+/* help [COMMAND]: the usage, or COMMAND's own help, on stdout. */
 int cmd_help(int argc, char **argv)
 {
     if (argc > 2) {
         error("'help' takes at most one command");
         return EXIT_USAGE;
     }
-    if (argc == 2 && !vt_command_find(argv[1]))
+    if (argc == 1) {
+        vt_commands_usage(stdout);
+        return 0;
+    }
+    const vt_command_t *cmd = vt_command_find(argv[1]);
+    if (!cmd)
         return vt_command_unknown(argv[1]);
-    vt_commands_usage(stdout);
-    return 0;
+    char *help_argv[] = {argv[1], "--help", NULL};
+    return cmd->fn(2, help_argv);
 }
 
 int cmd_version(int argc, char **argv)

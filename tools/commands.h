@@ -25,6 +25,10 @@ int vt_command_unknown(const char *name);
 /* The usage: the global options and one line per command. */
 void vt_commands_usage(FILE *out);
 
+/* vramtrace's own options, before the command (vramtrace.c). */
+enum { VT_GLOBAL_MEMORY_LIMIT = 1, VT_GLOBAL_VERSION };
+extern const struct vt_args_spec_s vt_global_spec;
+
 int cmd_budget(int argc, char **argv);
 int cmd_check(int argc, char **argv);
 int cmd_diff(int argc, char **argv);

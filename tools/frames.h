@@ -15,6 +15,11 @@
 
 #define VT_FRAME_BYTES 512 /* a frame's text kept by default, NUL included */
 
+/* The help of --all-frames (vt_symbolize_shown), for every command that has it. */
+#define VT_FRAMES_ALL_HELP                                                                         \
+    "show every frame of a call-site: by default the frames of the Python interpreter, libffi, "   \
+    "libc, the loader and vramtrace are left out"
+
 typedef struct vt_frames_opts_s {
     vt_symbolizer_t *sym; /* names native frames; NULL: hex addresses */
     int max_frames;       /* frames shown; 0: all */

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "args.h"
+#include "frames.h"
 #include "load.h"
 #include "report.h"
 #include "units.h"
@@ -275,34 +276,38 @@ void vt_report_opts_release(vt_report_opts_t *o)
     vt_kv_list_release(&o->keys);
 }
 
-int vt_report_opts_parse(vt_report_opts_t *o, int argc, char **argv, int *i)
+const vt_option_t vt_report_options[] = {
+    {VT_REPORT_OPT_TOP, 0, "--top", "N", 0, "show the N largest call-sites (default 10; 0: all)"},
+    {VT_REPORT_OPT_ALL_FRAMES, 0, "--all-frames", NULL, 0, VT_FRAMES_ALL_HELP},
+    {VT_REPORT_OPT_RULES, 0, "--rules", "RULES", 0,
+     "decide every allocation's category again with the rules of file RULES instead of the "
+     "recorded ones (docs/categories.md)"},
+    {VT_REPORT_OPT_BUDGET, 0, "--budget", "MODEL", 0,
+     "compare the peak's categories with the naive and realistic budgets of a model file "
+     "(docs/budget.md); KEY=VALUE arguments after it override the file's keys"},
+    {0},
+};
+
+int vt_report_opts_take(vt_report_opts_t *o, int id, const char *v)
 {
-    const char *v, *a = argv[*i];
     char err[512];
-    int taken;
-    if (strcmp(a, "--all-frames") == 0) {
+    if (id == VT_REPORT_OPT_ALL_FRAMES) {
         o->all_frames = true;
-    } else if ((taken = vt_arg_value(argc, argv, i, 0, "--budget", o->cmd, &v))) {
-        if (taken < 0)
-            return -1;
+    } else if (id == VT_REPORT_OPT_BUDGET) {
         if (o->model)
             return error("only one model file, please: '%s' and '%s'", o->model, v);
         o->model = v;
-    } else if ((taken = vt_arg_value(argc, argv, i, 0, "--top", o->cmd, &v))) {
-        if (taken < 0)
-            return -1;
+    } else if (id == VT_REPORT_OPT_TOP) {
         if (vt_parse_count(v, &o->top) != 0)
             return error("'--top' takes a count, not '%s'", v);
-    } else if ((taken = vt_arg_value(argc, argv, i, 0, "--rules", o->cmd, &v))) {
-        if (taken < 0)
-            return -1;
+    } else if (id == VT_REPORT_OPT_RULES) {
         if (o->rules_path)
             return error("only one rules file, please: '%s' and '%s'", o->rules_path, v);
         o->rules_path = v;
-    } else if (o->model && a[0] != '-' && strchr(a, '=')) {
+    } else if (id == VT_ARG_OPERAND && o->model && strchr(v, '=')) {
         /* After --budget FILE an argument with '=' is a model key (a trace named so goes
          * before --budget). */
-        if (vt_kv_parse_arg(&o->keys, a, err, sizeof(err)) != 0)
+        if (vt_kv_parse_arg(&o->keys, v, err, sizeof(err)) != 0)
             return error("%s. See 'vramtrace %s --help'.", err, o->cmd);
     } else {
         return 0;

@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "args.h"
 #include "analysis.h"
 #include "recategorize.h"
 #include "report_budget.h"
@@ -98,9 +99,19 @@ typedef struct vt_report_opts_s {
 void vt_report_opts_init(vt_report_opts_t *o, const char *cmd);
 void vt_report_opts_release(vt_report_opts_t *o); /* the keys only: budget and rules stay */
 
-/* Takes argv[*i] (and its value, advancing *i) when it is one of the shared options. Returns 1
- * when taken, 0 when it is not one of them, -1 after a usage error on stderr (exit 2). */
-int vt_report_opts_parse(vt_report_opts_t *o, int argc, char **argv, int *i);
+/* The shared options' table (args.h), for the commands' specs; their ids are VT_REPORT_OPT_*. */
+enum {
+    VT_REPORT_OPT_TOP = 100,
+    VT_REPORT_OPT_ALL_FRAMES,
+    VT_REPORT_OPT_RULES,
+    VT_REPORT_OPT_BUDGET,
+};
+extern const vt_option_t vt_report_options[];
+
+/* Takes the shared option id (VT_REPORT_OPT_*; its value) or, for id VT_ARG_OPERAND, an operand
+ * that is a KEY=VALUE after --budget. Returns 1 when taken, 0 when it is not one of them, -1
+ * after a usage error on stderr (exit 2). */
+int vt_report_opts_take(vt_report_opts_t *o, int id, const char *value);
 
 /* Reads the model and the rules files, before the trace, so a bad key costs no reading of a
  * large trace. Returns 0, or the exit status after a message (1 unreadable, 2 bad content). */

@@ -25,29 +25,25 @@ static int finish_stdout(int status)
 
 int main(int argc, char **argv)
 {
-    argc--, argv++;
     const char *memory_limit = NULL;
     /* Global options come before the command, as with git. */
-    for (; argc > 0 && argv[0][0] == '-'; argc--, argv++) {
-        const char *opt = argv[0];
-        int i = 0, taken = vt_arg_value(argc, argv, &i, 0, "--memory-limit", "", &memory_limit);
-        if (taken < 0)
+    vt_args_t args;
+    vt_args_init(&args, &vt_global_spec, argc, argv);
+    for (int opt; (opt = vt_args_next(&args)) != VT_ARG_DONE;) {
+        if (opt == VT_ARG_ERROR)
             return EXIT_USAGE;
-        if (taken) {
-            argc -= i, argv += i;
-            continue;
-        }
-        if (strcmp(opt, "--version") == 0)
-            return finish_stdout(cmd_version(1, argv));
-        if (strcmp(opt, "--help") == 0 || strcmp(opt, "-h") == 0)
+        if (opt == VT_ARG_HELP)
             return finish_stdout(cmd_help(1, argv));
-        if (strcmp(opt, "--") == 0) {
-            argc--, argv++;
+        if (opt == VT_GLOBAL_VERSION)
+            return finish_stdout(cmd_version(1, argv));
+        if (opt == VT_GLOBAL_MEMORY_LIMIT)
+            memory_limit = args.value;
+        if (opt == VT_ARG_OPERAND) {
+            args.next--; /* the command's name */
             break;
         }
-        error("unknown option '%s'. See 'vramtrace --help'.", opt);
-        return EXIT_USAGE;
     }
+    argc -= args.next, argv += args.next;
     if (argc == 0) {
         vt_commands_usage(stderr);
         return EXIT_USAGE;
