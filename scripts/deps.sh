@@ -19,7 +19,7 @@ need uthash-dev test -f /usr/include/uthash.h
 need libdw-dev pkg-config --exists libdw
 # Wanted for `make test`: the CLI tests parse JSON exports with it.
 need python3 command -v python3
-# Wanted for `make test`: numba runs unchanged on the simulated device (tests/numba, skipped
+# Wanted for `make test`: numba runs unchanged on the simulated device (tests/capture/numba, skipped
 # without it); Debian's package is for the system interpreter.
 need python3-numba /usr/bin/python3 -c 'import numba.cuda'
 [ -z "$missing" ] && exit 0

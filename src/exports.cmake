@@ -9,7 +9,7 @@ function(vt_write_exports_map hooks_def out)
   set(names dlsym vramtrace_mark vramtrace_pause vramtrace_resume vramtrace_category_push
     vramtrace_category_pop InitializeInjectionNvtx2)
   # A sanitizer build exports its built-in options (cmake/vt_sanitizer_options.c), so that the
-  # runtime finds them in a program that has none; tests/preload/check_exports.sh ignores them.
+  # runtime finds them in a program that has none; tests/capture/preload/check_exports.sh ignores them.
   if(VRAMTRACE_SANITIZE)
     list(APPEND names __asan_default_options __ubsan_default_options __tsan_default_options
       __lsan_default_options __lsan_default_suppressions)

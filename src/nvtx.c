@@ -487,7 +487,7 @@ static int find_cuda(struct dl_phdr_info *info, size_t size, void *data)
  * this code is the loaded libvramtrace.so (InitializeInjectionNvtx2 is in the dynamic symbol
  * table of the object that holds it), not when the core is linked into a test program. NVTX's
  * dlopen of this path returns the object already loaded by LD_PRELOAD, so no second copy and no
- * new initial-exec TLS is needed (tests/nvtx checks both). */
+ * new initial-exec TLS is needed (tests/capture/nvtx checks both). */
 static void set_injection(void)
 {
     static const char var[] = "NVTX_INJECTION64_PATH";

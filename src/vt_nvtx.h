@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The part of the NVTX v3 tool-injection ABI that src/nvtx.c uses, declared here so the capture
  * library builds without the CUDA toolkit (as vt_cuda.h does for CUDA). Names and values are
- * NVIDIA's (nvtx3/nvToolsExt.h, nvtx3/nvtxDetail/nvtxTypes.h); tests/nvtx/test_nvtx_abi.c
+ * NVIDIA's (nvtx3/nvToolsExt.h, nvtx3/nvtxDetail/nvtxTypes.h); tests/capture/nvtx/test_nvtx_abi.c
  * compares every constant, size and offset with the toolkit's headers when they are present.
  * The NVTX ABI is frozen: new ids are only ever appended ("New constants must only be added
  * directly above this line"), so these values hold for every NVTX 3 release. */

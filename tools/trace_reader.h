@@ -3,7 +3,7 @@
  * record at a time with the delta chains (time, address) and the implicit numbering (stacks,
  * strings, threads) resolved; analysis.h builds the live set and the peaks on it. Memory is
  * bounded by the stack/string/thread tables, never by the number of events: the file is mapped
- * read-only and strings point into the mapping. Used by the CLI and by tests/trace. */
+ * read-only and strings point into the mapping. Used by the CLI and by tests/unit/trace. */
 #ifndef VT_TRACE_READER_H
 #define VT_TRACE_READER_H
 #include <stdbool.h>

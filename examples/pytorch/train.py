@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
-"""A tiny GPT-style model trained a few steps on random tokens, for tests/gpu/validate.sh.
+"""A tiny GPT-style model trained a few steps on random tokens, for tests/system/gpu/validate.sh.
 
 Each step runs under torch.cuda.nvtx ranges "forward", "backward" and "optimizer" (the batch is
 made in get_batch, a name the default category rules call data). At the end it prints

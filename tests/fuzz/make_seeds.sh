@@ -2,13 +2,13 @@
 # SPDX-License-Identifier: MIT
 # make_seeds.sh OUT SRC MKTRACE VRAMTRACE PROGRAM... : the seed corpora of the fuzz harnesses,
 # OUT/trace, OUT/rules and OUT/model. Traces: every trace script of the golden CLI tests and of
-# tests/trace through vt-mktrace, and a real capture of each PROGRAM on the simulated device.
+# tests/unit/trace through vt-mktrace, and a real capture of each PROGRAM on the simulated device.
 set -u
 out=$1 src=$2 mktrace=$3 vt=$4
 shift 4
 rm -rf "$out" && mkdir -p "$out/trace" "$out/rules" "$out/model" || exit 1
 n=0
-for script in "$src"/tests/cli/*/*.trace "$src"/tests/trace/*.trace; do
+for script in "$src"/tests/cli/*/*.trace "$src"/tests/unit/trace/*.trace; do
     [ -f "$script" ] || continue
     n=$((n + 1))
     "$mktrace" "$out/trace/script-$n.vtr" "$script" || {
@@ -25,7 +25,7 @@ for prog in "$@"; do
     }
 done
 "$vt" rules --defaults >"$out/rules/defaults.rules" || exit 1
-cp "$src"/tests/python/*.rules "$src"/tests/nvtx/*.rules "$src"/tests/recategorize/*.rules \
+cp "$src"/tests/capture/python/*.rules "$src"/tests/capture/nvtx/*.rules "$src"/tests/system/recategorize/*.rules \
     "$out/rules/" || exit 1
 cp "$src"/examples/models/*.model "$out/model/" || exit 1
 ls -l "$out"/*

@@ -1,6 +1,6 @@
 # The page of a trace: written to FILE.html by default and to -o OUT; '-o -' writes it on stdout.
 # Its sections, in order, and that it loads nothing (the rendered page is checked in Chromium by
-# tests/html).
+# tests/system/html).
 vt-mktrace t.vtr "$(dirname "$0")/../report/train.trace" || exit
 vramtrace html t.vtr
 echo "exit $?"
