@@ -1,9 +1,13 @@
 /* SPDX-License-Identifier: MIT */
-/* Native call-sites: raw instruction pointers from libunwind's unw_backtrace into a caller's
- * stack buffer, without the frames of libvramtrace.so itself. Symbolization happens elsewhere
- * (offline, or per unique stack for the rules). AS-safe: libunwind's local unwinding is, and
- * it is warmed up once in init so the recording path allocates nothing (heaptrack
- * Trace::setup). */
+/* Native call-sites: raw instruction pointers, exactly those libunwind's unw_backtrace gives,
+ * into a caller's buffer, without the frames of libvramtrace.so itself. On x86-64 most captures
+ * never enter libunwind: a process-wide cache holds the unwind rule of each return address met
+ * (CFA = %rsp or %rbp + offset, return address at CFA-8, %rbp unchanged or saved), read from
+ * .eh_frame (cfi.c) and checked against one libunwind step the first time, and a short loop
+ * applies those rules; any frame it does not know or understand, or a frame outside the thread's
+ * stack, sends the whole capture to unw_backtrace. Symbolization happens elsewhere (offline, or
+ * per unique stack for the rules). AS-safe: libunwind's local unwinding is, and it is warmed up
+ * once in init so the recording path allocates nothing (heaptrack Trace::setup). */
 #define UNW_LOCAL_ONLY
 #include <libunwind.h>
 
@@ -12,6 +16,8 @@
 #include <link.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
@@ -60,7 +66,7 @@ static int find_self(struct dl_phdr_info *info, size_t size, void *data)
  * destructor round, runs after TSan has retired the exiting thread and crashes inside TSan's
  * mutex interceptor (seen in t_cap_threads; TSan's own thread teardown plays the same last-round
  * trick). The step-by-step unwind has no trace cache; it is slower, and only in that build. */
-static int vt_backtrace(void **raw, int n_max)
+__attribute__((always_inline)) static inline int vt_backtrace(void **raw, int n_max)
 {
 #if defined(__SANITIZE_THREAD__) || VT_HAS_FEATURE_TSAN
     unw_context_t context;
@@ -96,6 +102,13 @@ struct vt_frames_s {
     void *ips[VT_MAX_FRAMES];
     uintptr_t stack_lo, stack_hi; /* 0: unknown */
     void *capture_stack_top;      /* NULL: none (the guard page could not be made) */
+    /* Where the rule-cache walk met a return address without a rule: the frame the cache is
+     * filled from. */
+    uintptr_t stop_ip, stop_sp, stop_bp;
+    uint64_t fast_captures; /* captures the rules answered */
+#ifdef VT_UNWIND_CHECK
+    void *check[VT_MAX_FRAMES + OWN_FRAMES_MAX];
+#endif
 };
 
 #define PAGE_BYTES          4096u
@@ -221,6 +234,280 @@ void vt_unwind_init(void)
     vt_backtrace(warm, 8);
 }
 
+/* ---- the rule cache and its walk ------------------------------------------------------------ */
+
+#if defined(__x86_64__) && !defined(__SANITIZE_THREAD__) && !VT_HAS_FEATURE_TSAN
+#    define VT_FAST_UNWIND 1
+#else
+#    define VT_FAST_UNWIND 0
+#endif
+
+/* A rule in one word: bits 0-1 the kind (0: no rule yet, else vt_cfi_kind_t), bit 2 the CFA
+ * from %rbp (else %rsp), bits 16-31 rbp_off, bits 32-63 cfa_off (both signed). */
+#define RULE_KIND(r)     ((unsigned)(r)&3u)
+#define RULE_FROM_RBP(r) (((r) >> 2) & 1u)
+#define RULE_RBP_OFF(r)  ((intptr_t)(int16_t)(uint16_t)((r) >> 16))
+#define RULE_CFA_OFF(r)  ((intptr_t)(int32_t)(uint32_t)((r) >> 32))
+
+static uint64_t rule_pack(vt_cfi_rule_t rule)
+{
+    return (uint64_t)rule.kind | (uint64_t)rule.cfa_from_rbp << 2 |
+           (uint64_t)(uint16_t)rule.rbp_off << 16 | (uint64_t)(uint32_t)rule.cfa_off << 32;
+}
+
+/* Open addressing, insert-only, shared by every thread without a lock: a slot's return address
+ * is claimed with a compare-and-swap, then its rule stored; a reader that sees the address
+ * before the rule takes it for a miss. Slots are never reused and each word is written once, so
+ * a rule once seen is the address's for good (relaxed loads: the word says it all). Like libunwind's own trace cache, it is not told about modules unloaded
+ * and others loaded at the same addresses. 1 MiB of zero pages, touched as rules come. */
+#define RULE_SLOTS  (1u << 16)
+#define RULE_PROBES 8
+static struct rule_slot_s {
+    uintptr_t ra;
+    uint64_t rule;
+} rule_slots[RULE_SLOTS];
+
+static inline unsigned rule_hash(uintptr_t ra)
+{
+    return (unsigned)(((uint64_t)ra * 0x9e3779b97f4a7c15ULL) >> 48);
+}
+
+static inline uint64_t rule_find(uintptr_t ra)
+{
+    unsigned slot = rule_hash(ra);
+    for (int i = 0; i < RULE_PROBES; i++, slot = (slot + 1) & (RULE_SLOTS - 1)) {
+        uintptr_t key = __atomic_load_n(&rule_slots[slot].ra, __ATOMIC_RELAXED);
+        if (key == ra)
+            return __atomic_load_n(&rule_slots[slot].rule, __ATOMIC_RELAXED);
+        if (!key)
+            return 0;
+    }
+    return 0;
+}
+
+static void rule_add(uintptr_t ra, uint64_t rule)
+{
+    unsigned slot = rule_hash(ra);
+    for (int i = 0; i < RULE_PROBES; i++, slot = (slot + 1) & (RULE_SLOTS - 1)) {
+        uintptr_t key = 0;
+        if (__atomic_compare_exchange_n(&rule_slots[slot].ra, &key, ra, false, __ATOMIC_ACQ_REL,
+                                        __ATOMIC_ACQUIRE)) {
+            __atomic_store_n(&rule_slots[slot].rule, rule, __ATOMIC_RELEASE);
+            return;
+        }
+        if (key == ra) /* another thread's */
+            return;
+    }
+}
+
+/* Captures of this thread the rules answered (tests, benchmarks). */
+uint64_t vt_unwind_fast_count(void)
+{
+    vt_frames_t *f = vt_thread_frames();
+    return f ? f->fast_captures : 0;
+}
+
+enum { WALK_UNKNOWN = -1, WALK_OTHER = -2 };
+
+#if VT_FAST_UNWIND
+/* vt_fast_backtrace(raw, max, f): unw_backtrace's answer from the rules alone, or WALK_UNKNOWN
+ * (a return address without a rule: f->stop_* say where) or WALK_OTHER (libunwind's to do).
+ * The entry takes the caller's return address, stack pointer and %rbp as unw_getcontext
+ * would, and goes on in vt_fast_walk. */
+int vt_fast_backtrace(void **raw, int max, vt_frames_t *f);
+__asm__(".text\n"
+        ".p2align 4\n"
+        ".globl vt_fast_backtrace\n"
+        ".hidden vt_fast_backtrace\n"
+        ".type vt_fast_backtrace, @function\n"
+        "vt_fast_backtrace:\n"
+        ".cfi_startproc\n"
+        "    movq (%rsp), %rcx\n"
+        "    leaq 8(%rsp), %r8\n"
+        "    movq %rbp, %r9\n"
+        "    jmp vt_fast_walk\n"
+        ".cfi_endproc\n"
+        ".size vt_fast_backtrace, .-vt_fast_backtrace\n");
+
+/* The walk: each frame's CFA from its rule, checked to lie above the last one and within the
+ * stack before anything is read from it; stops as unw_backtrace does (max frames, the
+ * outermost frame, a return address below 0x4000). A capture that runs on the thread's capture
+ * stack (vt_run_capture) leaves it once, through vt_call_on_stack's frame, whose CFA is on the
+ * thread's own stack. Reads only the stack's return-address and saved-%rbp slots, which
+ * AddressSanitizer does not own. */
+__attribute__((used, visibility("hidden"), no_sanitize_address)) int
+vt_fast_walk(void **raw, int max, vt_frames_t *f, uintptr_t ip, uintptr_t sp, uintptr_t bp)
+{
+    uintptr_t hi = f->stack_hi, switch_ip = 0;
+#    if VT_HAVE_STACK_SWITCH
+    uintptr_t capture_hi = (uintptr_t)f->capture_stack_top;
+    if (sp < capture_hi && sp >= capture_hi - CAPTURE_STACK_BYTES) {
+        hi = capture_hi;
+        switch_ip = (uintptr_t)vt_call_on_stack;
+    } else
+#    endif
+        if (sp < f->stack_lo || sp >= hi) {
+        return WALK_OTHER;
+    }
+    if (max <= 0)
+        return 0;
+    void **out = raw, **end = raw + max;
+    *out++ = (void *)ip;
+    while (out < end) {
+        /* The first probe inline: the table is sparse, most rules are where they hash. */
+        const struct rule_slot_s *slot = &rule_slots[rule_hash(ip)];
+        uint64_t rule = __atomic_load_n(&slot->ra, __ATOMIC_RELAXED) == ip
+                            ? __atomic_load_n(&slot->rule, __ATOMIC_RELAXED)
+                            : rule_find(ip);
+        if (VT_UNLIKELY(RULE_KIND(rule) != VT_CFI_STANDARD)) {
+            if (RULE_KIND(rule) == VT_CFI_LAST)
+                break;
+            if (RULE_KIND(rule) == VT_CFI_OTHER)
+                return WALK_OTHER;
+            f->stop_ip = ip;
+            f->stop_sp = sp;
+            f->stop_bp = bp;
+            return WALK_UNKNOWN;
+        }
+        uintptr_t cfa = (RULE_FROM_RBP(rule) ? bp : sp) + (uintptr_t)RULE_CFA_OFF(rule);
+        /* sp + 8 <= cfa <= hi: the return address's slot above this frame, within the stack. A
+         * rule from %rsp keeps its saved %rbp above sp (checked when it was added); one from %rbp
+         * is checked here. */
+        if (VT_UNLIKELY(cfa < sp + 8 || cfa > hi)) {
+            /* Off the capture stack: only vt_call_on_stack's frame (its return address within
+             * the trampoline's few instructions), onto the thread's stack, with its saved %rbp
+             * and return address at CFA-16 and CFA-8. */
+            if (ip - switch_ip >= 64 || cfa - 16 < f->stack_lo || cfa > f->stack_hi)
+                return WALK_OTHER;
+            switch_ip = 0;
+            hi = f->stack_hi;
+            sp = cfa - 16;
+        }
+        intptr_t rbp_off = RULE_RBP_OFF(rule);
+        ip = *(const uintptr_t *)(cfa - 8);
+        if (rbp_off) {
+            uintptr_t slot_at = cfa + (uintptr_t)rbp_off;
+            if (VT_UNLIKELY(slot_at < sp))
+                return WALK_OTHER;
+            bp = *(const uintptr_t *)slot_at;
+        }
+        sp = cfa;
+        if (ip < 0x4000)
+            break;
+        *out++ = (void *)ip;
+    }
+    return (int)(out - raw);
+}
+
+/* Rules for the return addresses from where the walk stopped outwards, at most max of them:
+ * each read from .eh_frame and kept only when one libunwind step from the same registers
+ * agrees with it (CFA, return address, %rbp); an address libunwind ends the stack at is the
+ * outermost frame, as libunwind's own trace cache remembers it. libunwind starts from a
+ * context of the stopped frame, its instruction pointer on the call (as for a return address)
+ * and the other registers this function's own: the rules kept read none of them. */
+__attribute__((noinline, no_sanitize_address)) static void fill_rules(const vt_frames_t *f, int max)
+{
+    unw_context_t context;
+    unw_cursor_t cursor;
+    if (unw_getcontext(&context) != 0)
+        return;
+    context.uc_mcontext.gregs[REG_RIP] = (greg_t)(f->stop_ip - 1);
+    context.uc_mcontext.gregs[REG_RSP] = (greg_t)f->stop_sp;
+    context.uc_mcontext.gregs[REG_RBP] = (greg_t)f->stop_bp;
+    if (unw_init_local(&cursor, &context) != 0)
+        return;
+    uintptr_t ip = f->stop_ip, sp = f->stop_sp, bp = f->stop_bp;
+    for (int i = 0; i < max; i++) {
+        int step = unw_step(&cursor);
+        bool known = RULE_KIND(rule_find(ip)) != 0;
+        if (step <= 0) {
+            if (!known)
+                rule_add(ip, step == 0 ? VT_CFI_LAST : VT_CFI_OTHER);
+            return;
+        }
+        unw_word_t next_ip, next_sp, next_bp;
+        if (unw_get_reg(&cursor, UNW_REG_IP, &next_ip) != 0 ||
+            unw_get_reg(&cursor, UNW_REG_SP, &next_sp) != 0 ||
+            unw_get_reg(&cursor, UNW_X86_64_RBP, &next_bp) != 0)
+            return;
+        if (!known) {
+            vt_cfi_rule_t rule = vt_cfi_rule(ip);
+            uint64_t packed = VT_CFI_OTHER;
+            /* The walk reads a rule from %rsp without checking its %rbp slot is above sp. */
+            if (rule.kind == VT_CFI_STANDARD && !rule.cfa_from_rbp &&
+                (rule.cfa_off < 8 || rule.rbp_off < -rule.cfa_off))
+                rule.kind = VT_CFI_OTHER;
+            if (rule.kind == VT_CFI_STANDARD) {
+                uintptr_t cfa = (rule.cfa_from_rbp ? bp : sp) + (uintptr_t)(intptr_t)rule.cfa_off;
+                if (cfa == next_sp && *(const uintptr_t *)(cfa - 8) == next_ip &&
+                    (rule.rbp_off ? *(const uintptr_t *)(cfa + (uintptr_t)(intptr_t)rule.rbp_off)
+                                  : bp) == next_bp)
+                    packed = rule_pack(rule);
+            }
+            rule_add(ip, packed);
+        }
+        ip = next_ip;
+        sp = next_sp;
+        bp = next_bp;
+    }
+}
+#endif
+
+#ifdef VT_UNWIND_CHECK
+/* The check build: every capture the rules answered is taken again by unw_backtrace from the
+ * same function and must be the same, past the first frame (two call-sites here). */
+static void check_same(void *const *fast, int n_fast, void *const *slow, int n_slow)
+{
+    bool same = n_fast == n_slow;
+    for (int i = 1; same && i < n_fast; i++)
+        same = fast[i] == slow[i];
+    if (same)
+        return;
+    fprintf(stderr, "vramtrace: unwind check: the rule cache gave %d frames, unw_backtrace %d\n",
+            n_fast, n_slow);
+    for (int i = 0; i < n_fast || i < n_slow; i++)
+        fprintf(stderr, "  %3d %18p %18p\n", i, i < n_fast ? fast[i] : NULL,
+                i < n_slow ? slow[i] : NULL);
+    abort();
+}
+#endif
+
+/* The capture itself: the frames as unw_backtrace gives them, raw[0] this function's own
+ * return address (one call-site of the walk, so a rule filled for it serves the retry), raw[1]
+ * the caller's. Never inlined and never a tail call, so that both ways give the same frames. */
+__attribute__((noinline)) static int capture(vt_frames_t *f, void **raw, int max)
+{
+    int n;
+#if VT_FAST_UNWIND
+    for (int fills = 0;; fills++) {
+        n = vt_fast_backtrace(raw, max, f);
+        if (n != WALK_UNKNOWN || fills == 1)
+            break;
+        fill_rules(f, max);
+    }
+    if (n >= 0) {
+        f->fast_captures++;
+#    ifdef VT_UNWIND_CHECK
+        check_same(raw, n, f->check, unw_backtrace(f->check, max));
+#    endif
+        return n;
+    }
+#else
+    (void)f;
+#endif
+    n = vt_backtrace(raw, max);
+    __asm__ volatile("" : : "r"(n) : "memory"); /* not a tail call: this frame is raw[0]'s */
+    return n;
+}
+
+int vt_unwind_raw(void **raw, int n)
+{
+    vt_frames_t *f = vt_thread_frames();
+    int got = f ? capture(f, raw, n) : 0;
+    __asm__ volatile("" : : "r"(got) : "memory"); /* not a tail call: this frame is raw[1]'s */
+    return got;
+}
+
 /* The most frames of libvramtrace.so itself seen at the top of this thread's stack (the shim,
  * the recording path, this file): each unwound frame costs ~75 instructions, so the unwind asks
  * for max_frames plus these rather than plus OWN_FRAMES_MAX (4 frames fewer through the
@@ -239,7 +526,7 @@ int vt_unwind(void **ips, int max_frames)
     if (max_frames > VT_MAX_FRAMES)
         max_frames = VT_MAX_FRAMES;
     int asked = max_frames + tls_own_frames;
-    int n = vt_backtrace(raw, asked);
+    int n = capture(f, raw, asked);
     int skip = 0;
     while (skip < n && (uintptr_t)raw[skip] >= self_lo && (uintptr_t)raw[skip] < self_hi)
         skip++;
@@ -248,7 +535,7 @@ int vt_unwind(void **ips, int max_frames)
         /* More of our own frames than asked for: when the stack went on, ask again as many as
          * the full count would have, so the answer is the same as with it. */
         if (n == asked && n - skip < max_frames && asked < max_frames + OWN_FRAMES_MAX) {
-            n = vt_backtrace(raw, max_frames + OWN_FRAMES_MAX);
+            n = capture(f, raw, max_frames + OWN_FRAMES_MAX);
             skip = 0;
             while (skip < n && (uintptr_t)raw[skip] >= self_lo && (uintptr_t)raw[skip] < self_hi)
                 skip++;

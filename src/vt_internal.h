@@ -398,6 +398,24 @@ void vt_track_summary(void);          /* the exit line(s) on stderr */
 
 void vt_unwind_init(void);
 int vt_unwind(void **ips, int max_frames);
+/* cfi.c: the unwind rule of a return address, from the module's .eh_frame. */
+typedef enum vt_cfi_kind_e {
+    VT_CFI_OTHER = 1, /* not understood here: libunwind's */
+    VT_CFI_STANDARD,  /* CFA = %rsp or %rbp + cfa_off, return address at CFA-8 */
+    VT_CFI_LAST,      /* the outermost frame (its return address undefined) */
+} vt_cfi_kind_t;
+typedef struct vt_cfi_rule_s {
+    vt_cfi_kind_t kind;
+    bool cfa_from_rbp;
+    int32_t cfa_off;
+    int16_t rbp_off; /* the caller's %rbp saved at CFA + rbp_off; 0: %rbp unchanged */
+} vt_cfi_rule_t;
+vt_cfi_rule_t vt_cfi_rule(uintptr_t ra);
+/* unwind.c's raw capture, for tests: up to n return addresses of the caller, the caller's own
+ * first, as unw_backtrace gives them; and how many captures took the rule cache's path. */
+int vt_unwind_raw(void **raw, int n);
+uint64_t vt_unwind_fast_count(void);
+
 typedef struct vt_frames_s vt_frames_t;
 vt_frames_t *vt_thread_frames(void);  /* NULL when it cannot be made */
 void **vt_frames_ips(vt_frames_t *f); /* VT_MAX_FRAMES slots of this thread */
