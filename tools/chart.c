@@ -24,6 +24,9 @@ const char *const vt_category_colors[VT_CAT_COUNT] = {
 #define SVG_PH     260
 #define SVG_PLOT_Y 30 /* plot top inside a panel */
 
+#define LABEL_ROWS    3   /* rows of phase labels */
+#define LABEL_CHAR_PX 6.8 /* a character's width at font-size 12, generously */
+
 /* A y tick: "0", "512 MiB", "1.5 GiB" (binary units, trailing zeros dropped). */
 static void fmt_bytes_tick(uint64_t v, char *buf, size_t cap)
 {
@@ -96,8 +99,8 @@ static void svg_edge(FILE *out, const vt_tl_snap_t *vals, size_t n, int upto, in
 }
 
 static void svg_panel(FILE *out, const vt_timeline_t *tl, const vt_reader_t *r,
-                      const vt_device_stats_t *d, const vt_tl_dev_cols_t *dc, int panel,
-                      uint64_t span)
+                      const vt_analysis_t *a, const vt_device_stats_t *d,
+                      const vt_tl_dev_cols_t *dc, int panel, uint64_t span)
 {
     char b1[32], b2[32];
     double y0 = SVG_TOP + (double)panel * SVG_PANEL, py = y0 + SVG_PLOT_Y;
@@ -212,18 +215,45 @@ static void svg_panel(FILE *out, const vt_timeline_t *tl, const vt_reader_t *r,
         fputs(" Z\"/>\n", out);
     }
     free(vals);
-    /* phase labels, above the areas */
+    /* phase labels, above the areas, left to right in the first of LABEL_ROWS rows where one
+     * fits without touching the label before it; a label that fits nowhere is left out (the
+     * band's <title> names it) */
+    double row_end[LABEL_ROWS];
+    for (int k = 0; k < LABEL_ROWS; k++)
+        row_end[k] = 0;
     for (size_t k = 0; k < tl->n_bands; k++) {
         const vt_tl_band_t *b = &tl->bands[k];
         uint64_t a0 = b->t0_ns > t0 ? b->t0_ns - t0 : 0;
         uint64_t a1 = b->t1_ns == UINT64_MAX ? span : (b->t1_ns > t0 ? b->t1_ns - t0 : 0);
-        double x0 = svg_x(a0, span);
-        if (svg_x(a1, span) - x0 < 24)
+        double x0 = svg_x(a0, span) + 3;
+        if (svg_x(a1, span) - x0 < 21)
             continue; /* too narrow: the band's <title> names it */
-        fprintf(out, "<text class=\"phase-label\" x=\"%.1f\" y=\"%.1f\" fill=\"#446\">", x0 + 3,
-                py + 12);
+        double w = LABEL_CHAR_PX * (double)strlen(tl->phases[b->phase].path) + 6;
+        int row = 0;
+        while (row < LABEL_ROWS && (x0 < row_end[row] || x0 + w > SVG_PX0 + SVG_PW + 100))
+            row++;
+        if (row == LABEL_ROWS)
+            continue;
+        row_end[row] = x0 + w;
+        fprintf(out, "<text class=\"phase-label\" x=\"%.1f\" y=\"%.1f\" fill=\"#446\">", x0,
+                py + 12 + 13.0 * row);
         vt_xml_text(out, tl->phases[b->phase].path);
         fputs("</text>\n", out);
+    }
+    /* the OOMs of this device */
+    for (uint32_t k = 0; k < a->n_ooms; k++) {
+        const vt_oom_t *o = &a->ooms[k];
+        if (o->device != d->device)
+            continue;
+        double x = svg_x(o->t_ns > t0 ? o->t_ns - t0 : 0, span);
+        fprintf(out,
+                "<g class=\"oom\"><line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
+                "stroke=\"#d00\" stroke-width=\"2\"/><text x=\"%.1f\" y=\"%.1f\" fill=\"#d00\" "
+                "font-weight=\"bold\">OOM</text><title>out of memory: %s requested at %s</title>"
+                "</g>\n",
+                x, py - 14, x, py + SVG_PH, x + 3, py - 4,
+                vt_fmt_binary(o->requested_bytes, b1, sizeof(b1)),
+                vt_fmt_seconds(o->t_ns > t0 ? o->t_ns - t0 : 0, b2, sizeof(b2)));
     }
     /* the device's capacity: a line when it is on the scale, a note above the plot otherwise */
     if (capacity) {
@@ -316,19 +346,24 @@ void vt_chart_svg(FILE *out, const char *path, const vt_reader_t *r, const vt_an
     for (uint32_t i = 0; i < a->n_devices; i++)
         for (size_t k = 0; k < tl->n_dcols; k++)
             if (tl->dcols[k].device == a->devices[i].device)
-                svg_panel(out, tl, r, &a->devices[i], &tl->dcols[k], panel++, span);
+                svg_panel(out, tl, r, a, &a->devices[i], &tl->dcols[k], panel++, span);
     fputs("</svg>\n", out);
 }
 
-int vt_chart_svg_trace(const char *path, FILE *out)
+int vt_chart_svg_trace(const char *path, FILE *out, vt_stream_fn also, void *also_ctx,
+                       uint64_t *span_ns)
 {
     vt_timeline_t tl;
     vt_timeline_init(&tl);
     tl.columns = 1;
+    tl.also = also;
+    tl.also_ctx = also_ctx;
     vt_reader_t r;
     vt_analysis_t a;
+    *span_ns = 0;
     int rc = vt_timeline_stream(&tl, path, &r, &a);
     if (rc >= 0) {
+        *span_ns = tl.last_t_ns > r.t0_ns ? tl.last_t_ns - r.t0_ns : 0;
         vt_chart_svg(out, path, &r, &a, &tl, 0);
         if (tl.oom)
             rc = error("'%s': out of memory following the phases", path);

@@ -1,11 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /* `vramtrace html FILE [-o OUT] [--top N] [--rules RULES] [--budget MODEL [KEY=VALUE...]]`: the
- * report of one trace as one self-contained HTML page that loads nothing (no script, no font, no
- * link): the summary, the timeline chart (chart.c's SVG, inline), the peak by category,
- * the devices, the top call-sites at the peak, the OOMs, what was never freed, and the budget
- * comparison (report_budget.c). The numbers are the report's (report.h). The page is written to
- * a temporary file beside OUT and renamed over it, so OUT is never half written. Exit statuses:
- * 0 ok, 1 unreadable or damaged trace (a damaged trace still gets its page), unwritable output,
+ * report of one trace as one self-contained HTML page that loads nothing (no font, no link, no
+ * fetch): the OOM post-mortem first when there was one, the summary, the timeline chart, the peak
+ * by category, the devices, the top call-sites at the peak, the OOMs, what was never freed, and
+ * the budget comparison (report_budget.c). The numbers are the report's (report.h).
+ *
+ * The chart is chart.c's SVG, inline, so the page reads without script; its own script
+ * (page.js, inline, with its data from page_data.c as JSON) then draws the timeline again with
+ * hover, zoom, pan, highlight and the frames toggle. The page is written to a temporary file
+ * beside OUT and renamed over it, so OUT is never half written. Exit statuses: 0 ok, 1
+ * unreadable or damaged trace (a damaged trace still gets its page), unwritable output,
  * unreadable model or rules file, 2 usage. */
 #include <errno.h>
 #include <inttypes.h>
@@ -17,6 +21,7 @@
 
 #include "commands.h"
 #include "frames.h"
+#include "page_data.h"
 #include "report.h"
 #include "chart.h"
 #include "units.h"
@@ -37,27 +42,39 @@ static const vt_args_spec_t spec = {
     .name = "html",
     .usage = "usage: vramtrace html FILE [-o OUT] [--top N] [--all-frames] [--rules RULES]\n"
              "                      [--budget MODEL [KEY=VALUE...]]\n",
-    .about = "The report of a trace as one self-contained HTML page (no script, nothing loaded "
-             "from the network): summary, timeline chart, the peak by category, devices, top "
-             "call-sites, out-of-memory errors, memory never freed, and with --budget the "
-             "comparison with the model's budgets.",
+    .about = "The report of a trace as one self-contained HTML page (nothing loaded from the "
+             "network; it works from a file): the out-of-memory post-mortem first when there is "
+             "one, summary, timeline chart, the peak by category, devices, top call-sites, "
+             "out-of-memory errors, memory never freed, and with --budget the comparison with "
+             "the model's budgets. With script enabled, hover the chart for the call-sites live "
+             "at a moment, zoom and pan it, click a call-site to highlight it, and switch between "
+             "the program's frames and all frames.",
     .tables = {options, vt_report_options},
 };
 
 static const char style[] =
-    "body{font:14px/1.45 system-ui,sans-serif;margin:0 auto;max-width:1200px;padding:0 24px 48px;"
-    "color:#222}\n"
+    "body{font:14px/1.45 system-ui,sans-serif;margin:0 auto;padding:0 24px 48px;color:#222}\n"
     "h1{font-size:22px;margin:24px 0 4px}h2{font-size:17px;margin:28px 0 8px;border-bottom:1px "
     "solid #ddd;padding-bottom:4px}\n"
     "table{border-collapse:collapse;margin:6px 0}th,td{padding:3px 10px;text-align:left;"
     "vertical-align:top;border-bottom:1px solid #eee}\n"
     "table.num td{text-align:right;font-variant-numeric:tabular-nums}thead th{background:#f6f6f6}\n"
-    "tfoot th,tfoot td{font-weight:bold}code,.frames{font-family:ui-monospace,monospace;"
+    "tfoot th,tfoot td{font-weight:bold}code,.frames,pre{font-family:ui-monospace,monospace;"
     "font-size:12px}\n"
     ".frames{margin:0;padding-left:18px;text-align:left}.bar{display:inline-block;height:10px}\n"
     ".swatch{display:inline-block;width:10px;height:10px;margin-right:6px}\n"
     ".warn{background:#fff4e5;border-left:4px solid #f28e2b;padding:6px 10px}\n"
-    ".big{font-size:20px;font-weight:bold}svg{max-width:100%;height:auto}\n";
+    ".big{font-size:20px;font-weight:bold}#vt-static svg{width:100%;height:auto}\n"
+    "#postmortem pre{background:#fff0f0;border-left:4px solid #d00;padding:8px 12px;"
+    "overflow-x:auto}\n"
+    "#timeline{position:relative}#vt-chart svg{display:block}#vt-controls{margin:4px 0}"
+    ".vt-help{color:#666;font-size:12px}\n"
+    "#vt-tip{position:absolute;pointer-events:none;background:#fff;border:1px solid #999;"
+    "padding:4px 8px;font-size:12px;max-width:320px;box-shadow:0 1px 4px #0003}\n"
+    "#vt-hover{min-height:60px}.vt-sites{list-style:none;padding:0}.vt-site{cursor:pointer;"
+    "padding:4px 6px;border-bottom:1px solid #eee}.vt-site:hover,.vt-clickable:hover{"
+    "background:#f4f4ff}.vt-selected{background:#fff3c4 !important}.vt-clickable{cursor:"
+    "pointer}\n";
 
 static void text(FILE *out, const char *s)
 {
@@ -142,6 +159,19 @@ static void summary(FILE *out, const vt_report_t *rep)
     } else
         fputs("0 B (no device memory allocated)", out);
     fputs("</td></tr>\n", out);
+    if (peak && rep->peak_phase.kind && rep->peak_phase.kind[0]) {
+        fputs("<tr><th>peak phase</th><td id=\"peak-phase\"><b>", out);
+        text(out, rep->peak_phase.name);
+        fputs("</b> (", out);
+        if (rep->peak_phase.kind[0] == 'r') {
+            fputs("range <code>", out);
+            text(out, rep->peak_phase.path);
+            fputs("</code>", out);
+        } else {
+            fputs("after mark", out);
+        }
+        fputs(")</td></tr>\n", out);
+    }
     fprintf(out, "<tr><th>pinned host peak</th><td>%s</td></tr>\n",
             vt_fmt_binary(a->peak_bytes[VT_TRACE_SERIES_PINNED], b1, sizeof(b1)));
     fprintf(out, "<tr><th>managed peak</th><td>%s</td></tr>\n",
@@ -163,16 +193,55 @@ static void summary(FILE *out, const vt_report_t *rep)
     fputs("</section>\n", out);
 }
 
-/* The timeline chart, made first into memory: a trace that cannot be streamed leaves no page. */
-static int timeline(const char *path, char **svg, size_t *len)
+/* What the page holds beside the report: made first, into memory, so that a trace that cannot
+ * be streamed leaves no page. */
+typedef struct page_parts_s {
+    char *svg; /* the static chart */
+    size_t svg_len;
+    char *postmortem; /* `vramtrace oom`'s text; NULL without OOMs */
+    size_t postmortem_len;
+    vt_page_data_t data; /* the script's */
+} page_parts_t;
+
+/* The timeline chart, with the call-sites' own peaks taken in the same pass (the page's first);
+ * *span_ns gets the trace's length. */
+static int timeline(const char *path, page_parts_t *parts, uint64_t *span_ns)
 {
-    FILE *mem = open_memstream(svg, len);
+    FILE *mem = open_memstream(&parts->svg, &parts->svg_len);
     if (!mem)
         return error("out of memory drawing the timeline of '%s'", path);
-    int rc = vt_chart_svg_trace(path, mem);
+    int rc = vt_chart_svg_trace(path, mem, vt_page_sites_on_record, &parts->data, span_ns);
     if (fclose(mem) != 0)
         rc = error("out of memory drawing the timeline of '%s'", path);
     return rc;
+}
+
+/* The page's data (page_data.h: its second pass) and the OOM post-mortem. Returns 0 or -1. */
+static int page_parts(const char *path, const vt_report_t *rep, page_parts_t *parts,
+                      uint64_t span_ns)
+{
+    if (parts->data.oom ||
+        vt_page_choose(&parts->data, rep->sites_device, rep->sites, vt_report_n_shown(rep)) != 0)
+        return error("out of memory following the call-sites of '%s'", path);
+    vt_page_collect(&parts->data, path, span_ns);
+    if (parts->data.oom)
+        return error("out of memory following the call-sites of '%s'", path);
+    if (!rep->a.n_ooms)
+        return 0;
+    FILE *mem = open_memstream(&parts->postmortem, &parts->postmortem_len);
+    if (!mem)
+        return error("out of memory writing the post-mortem of '%s'", path);
+    vt_oom_text(mem, path, rep->all_frames);
+    if (fclose(mem) != 0)
+        return error("out of memory writing the post-mortem of '%s'", path);
+    return 0;
+}
+
+static void parts_release(page_parts_t *parts)
+{
+    free(parts->svg);
+    free(parts->postmortem);
+    vt_page_release(&parts->data);
 }
 
 static void categories(FILE *out, const vt_report_t *rep)
@@ -262,8 +331,11 @@ static void frames(FILE *out, const vt_report_t *rep, const vt_reader_t *r, uint
     fputs("</ol>", out);
 }
 
+/* The call-sites of device in a table; a row the page's data follows carries its number
+ * (data-site), so the script can highlight it and switch its frames. */
 static void sites_table(FILE *out, const vt_report_t *rep, const vt_reader_t *r,
-                        const vt_site_t *sites, size_t n)
+                        const vt_site_t *sites, size_t n, const vt_page_data_t *data,
+                        uint32_t device)
 {
     char b1[32];
     fputs("<table class=\"num\"><thead><tr><th>bytes</th><th>category</th><th>allocations</th>"
@@ -271,8 +343,13 @@ static void sites_table(FILE *out, const vt_report_t *rep, const vt_reader_t *r,
           out);
     for (size_t i = 0; i < n; i++) {
         const vt_site_t *s = &sites[i];
+        long k = vt_page_site_number(data, device, s->stack_id, s->category);
+        if (k >= 0)
+            fprintf(out, "<tr data-site=\"%ld\">", k);
+        else
+            fputs("<tr>", out);
         fprintf(out,
-                "<tr><td>%s</td><td><span class=\"swatch\" style=\"background:%s\"></span>%s"
+                "<td>%s</td><td><span class=\"swatch\" style=\"background:%s\"></span>%s"
                 "</td><td>%" PRIu64 "</td><td>",
                 vt_fmt_binary(s->bytes, b1, sizeof(b1)), vt_category_colors[s->category],
                 vt_category_names[s->category], s->n_allocs);
@@ -282,14 +359,15 @@ static void sites_table(FILE *out, const vt_report_t *rep, const vt_reader_t *r,
     fputs("</tbody></table>\n", out);
 }
 
-static void top_sites(FILE *out, const vt_report_t *rep)
+static void top_sites(FILE *out, const vt_report_t *rep, const vt_page_data_t *data)
 {
     fputs("<section id=\"sites\"><h2>Top call-sites at the peak</h2>\n", out);
     if (!rep->n_sites)
         fputs("<p>None: no device memory was live at a recorded peak.</p>\n", out);
     else {
         fprintf(out, "<p>Device %" PRIu32 ", identical stacks merged.</p>\n", rep->sites_device);
-        sites_table(out, rep, rep->sites_r, rep->sites, vt_report_n_shown(rep));
+        sites_table(out, rep, rep->sites_r, rep->sites, vt_report_n_shown(rep), data,
+                    rep->sites_device);
     }
     fputs("</section>\n", out);
 }
@@ -326,7 +404,7 @@ static void ooms(FILE *out, const vt_report_t *rep)
 }
 
 /* What was live at the end, by call-site, on each device that had some. */
-static void leaks(FILE *out, const vt_report_t *rep)
+static void leaks(FILE *out, const vt_report_t *rep, const vt_page_data_t *data)
 {
     const vt_analysis_t *a = &rep->a;
     char b1[32];
@@ -341,14 +419,29 @@ static void leaks(FILE *out, const vt_report_t *rep)
         fprintf(out, "<p>Device %" PRIu32 ": %s live at the end.</p>\n", a->devices[i].device,
                 vt_fmt_binary(a->devices[i].live_bytes, b1, sizeof(b1)));
         if (vt_analysis_sites(a, a->devices[i].device, &sites, &n) == 0) {
-            sites_table(out, rep, &rep->r, sites, rep->top && rep->top < n ? rep->top : n);
+            sites_table(out, rep, &rep->r, sites, rep->top && rep->top < n ? rep->top : n, data,
+                        a->devices[i].device);
             free(sites);
         }
     }
     fputs("</section>\n", out);
 }
 
-static void page(FILE *out, const vt_report_t *rep, const char *svg, size_t svg_len)
+extern const char vt_page_js[]; /* page.js, embedded (page_js.c is made of it) */
+
+/* A <script> element's text cannot hold "</script" (nor "<!--"): the script and the JSON never
+ * do (page_data.c escapes '<' in strings), and this keeps it so whatever page.js becomes. */
+static void script_text(FILE *out, const char *s)
+{
+    for (; *s; s++) {
+        if (*s == '<' && (s[1] == '/' || s[1] == '!'))
+            fputs("<\\", out);
+        else
+            fputc(*s, out);
+    }
+}
+
+static void page(FILE *out, const vt_report_t *rep, const page_parts_t *parts)
 {
     static const uint64_t zero[VT_CAT_COUNT];
     const vt_device_stats_t *peak = vt_analysis_peak(&rep->a);
@@ -359,30 +452,38 @@ static void page(FILE *out, const vt_report_t *rep, const char *svg, size_t svg_
     text(out, rep->path);
     fprintf(out, "</title>\n<style>\n%s</style>\n</head>\n<body>\n<h1>vramtrace report</h1>\n",
             style);
+    if (parts->postmortem) {
+        fputs("<section id=\"postmortem\"><h2>Out of memory: the post-mortem</h2>\n<pre>", out);
+        text(out, parts->postmortem);
+        fputs("</pre>\n</section>\n", out);
+    }
     fputs("<p>Trace <code>", out);
     text(out, rep->path);
     fprintf(out, "</code> (format %u.%u), made by vramtrace %s.</p>\n", rep->r.major, rep->r.minor,
             VRAMTRACE_VERSION_STRING);
     summary(out, rep);
-    fputs("<section id=\"timeline\"><h2>Timeline</h2>\n", out);
-    fwrite(svg, 1, svg_len, out);
-    fputs("</section>\n", out);
+    fputs("<section id=\"timeline\"><h2>Timeline</h2>\n<div id=\"vt-static\">", out);
+    fwrite(parts->svg, 1, parts->svg_len, out);
+    fputs("</div>\n</section>\n", out);
     categories(out, rep);
     if (rep->budget)
         vt_report_budget_html(out, rep->budget, peak ? peak->peak_by_category : zero);
     devices(out, rep);
-    top_sites(out, rep);
+    top_sites(out, rep, &parts->data);
     ooms(out, rep);
-    leaks(out, rep);
-    fputs("</body>\n</html>\n", out);
+    leaks(out, rep, &parts->data);
+    vt_page_json(out, &parts->data, rep, rep->all_frames);
+    fputs("<script>\n", out);
+    script_text(out, vt_page_js);
+    fputs("</script>\n</body>\n</html>\n", out);
 }
 
 /* Writes the page to a temporary file beside out_path, then renames it over out_path (a device
  * or pipe is written in place). Returns 0, or -1 after a message (nothing is left behind). */
-static int save(const char *out_path, const vt_report_t *rep, const char *svg, size_t svg_len)
+static int save(const char *out_path, const vt_report_t *rep, const page_parts_t *parts)
 {
     if (strcmp(out_path, "-") == 0) {
-        page(stdout, rep, svg, svg_len);
+        page(stdout, rep, parts);
         return 0; /* main checks stdout's writes */
     }
     struct stat st;
@@ -393,7 +494,7 @@ static int save(const char *out_path, const vt_report_t *rep, const char *svg, s
         FILE *out = fopen(out_path, "w");
         if (!out)
             return error("cannot write '%s': %s", out_path, strerror(errno));
-        page(out, rep, svg, svg_len);
+        page(out, rep, parts);
         errno = 0;
         int failed = ferror(out);
         if (fclose(out) != 0 || failed)
@@ -424,7 +525,7 @@ static int save(const char *out_path, const vt_report_t *rep, const char *svg, s
         free(tmp);
         return -1;
     }
-    page(out, rep, svg, svg_len);
+    page(out, rep, parts);
     errno = 0;
     int failed = ferror(out);
     if (fclose(out) != 0 || failed || rename(tmp, out_path) != 0) {
@@ -494,9 +595,9 @@ int cmd_html(int argc, char **argv)
     }
 
     /* The chart's pass says the trace's problems; the report's passes stay quiet. */
-    char *svg = NULL;
-    size_t svg_len = 0;
-    int trc = timeline(path, &svg, &svg_len);
+    static page_parts_t parts; /* static: zeroed */
+    uint64_t span_ns = 0;
+    int trc = timeline(path, &parts, &span_ns);
     vt_report_t rep;
     memset(&rep, 0, sizeof(rep));
     rep.path = path;
@@ -505,7 +606,8 @@ int cmd_html(int argc, char **argv)
     vt_report_opts_apply(&opts, &rep);
     if (trc >= 0)
         rc = vt_report_load(&rep);
-    if (trc >= 0 && rc >= 0 && save(out_arg ? out_arg : out_path, &rep, svg, svg_len) == 0) {
+    if (trc >= 0 && rc >= 0 && page_parts(path, &rep, &parts, span_ns) == 0 &&
+        save(out_arg ? out_arg : out_path, &rep, &parts) == 0) {
         if (!out_arg || strcmp(out_arg, "-") != 0)
             printf("wrote %s: open it in a browser\n", out_arg ? out_arg : out_path);
         rc = trc || rc ? 1 : 0;
@@ -513,7 +615,7 @@ int cmd_html(int argc, char **argv)
         rc = 1;
     }
     vt_report_release(&rep);
-    free(svg);
+    parts_release(&parts);
     free(out_path);
     return rc;
 

@@ -343,28 +343,29 @@ static const char *fmt_delta(int64_t d, char *buf, size_t cap)
     return buf;
 }
 
-static void print_frames(vt_symbolizer_t *sym, const vt_reader_t *r, uint32_t stack_id,
+static void print_frames(FILE *out, vt_symbolizer_t *sym, const vt_reader_t *r, uint32_t stack_id,
                          int max_frames, const char *indent)
 {
     vt_frames_opts_t frames = {.sym = sym, .max_frames = max_frames, .shown = true};
-    vt_frames_print(stdout, &frames, r, stack_id, indent);
+    vt_frames_print(out, &frames, r, stack_id, indent);
 }
 
-static void print_growth(const vt_reader_t *r, const oom_info_t *o)
+static void print_growth(FILE *out, const vt_reader_t *r, const oom_info_t *o)
 {
     char b1[32], s1[32];
-    printf("  growth since ");
+    fprintf(out, "  growth since ");
     if (o->since == SINCE_START)
-        printf("the start of the trace");
+        fprintf(out, "the start of the trace");
     else if (o->since == SINCE_MARK)
-        printf("mark '%s' at %s", o->since_name,
-               vt_fmt_seconds(rel(r, o->since_t_ns), s1, sizeof(s1)));
+        fprintf(out, "mark '%s' at %s", o->since_name,
+                vt_fmt_seconds(rel(r, o->since_t_ns), s1, sizeof(s1)));
     else if (o->since_name[0])
-        printf("phase '%s' %s at %s", o->since_name, o->since == SINCE_PUSH ? "began" : "ended",
-               vt_fmt_seconds(rel(r, o->since_t_ns), s1, sizeof(s1)));
+        fprintf(out, "phase '%s' %s at %s", o->since_name,
+                o->since == SINCE_PUSH ? "began" : "ended",
+                vt_fmt_seconds(rel(r, o->since_t_ns), s1, sizeof(s1)));
     else
-        printf("a phase %s at %s", o->since == SINCE_PUSH ? "began" : "ended",
-               vt_fmt_seconds(rel(r, o->since_t_ns), s1, sizeof(s1)));
+        fprintf(out, "a phase %s at %s", o->since == SINCE_PUSH ? "began" : "ended",
+                vt_fmt_seconds(rel(r, o->since_t_ns), s1, sizeof(s1)));
     /* The categories that changed, the largest growth first. */
     int order[VT_CAT_COUNT], n = 0;
     int64_t total = 0;
@@ -380,109 +381,117 @@ static void print_growth(const vt_reader_t *r, const oom_info_t *o)
         order[k] = c;
     }
     if (!n) {
-        printf(": no change\n");
+        fprintf(out, ": no change\n");
         return;
     }
-    printf(": %s (", fmt_delta(total, b1, sizeof(b1)));
+    fprintf(out, ": %s (", fmt_delta(total, b1, sizeof(b1)));
     for (int k = 0; k < n; k++)
-        printf("%s%s %s", k ? ", " : "", vt_category_names[order[k]],
-               fmt_delta(o->grew[order[k]], b1, sizeof(b1)));
-    printf(")\n");
+        fprintf(out, "%s%s %s", k ? ", " : "", vt_category_names[order[k]],
+                fmt_delta(o->grew[order[k]], b1, sizeof(b1)));
+    fprintf(out, ")\n");
 }
 
-static void print_oom(const vt_reader_t *r, vt_symbolizer_t *sym, const vt_oom_t *oom,
-                      const oom_info_t *o, outcome_t out, uint32_t i, uint32_t n)
+static void print_oom(FILE *out, const vt_reader_t *r, vt_symbolizer_t *sym, const vt_oom_t *oom,
+                      const oom_info_t *o, outcome_t res, uint32_t i, uint32_t n)
 {
     char b1[32], b2[32], c1[32], s1[32], api[128], name[256];
-    printf("out-of-memory error %" PRIu32 " of %" PRIu32 " at %s on device %" PRIu32, i + 1, n,
-           vt_fmt_seconds(rel(r, oom->t_ns), s1, sizeof(s1)), oom->device);
+    fprintf(out, "out-of-memory error %" PRIu32 " of %" PRIu32 " at %s on device %" PRIu32, i + 1,
+            n, vt_fmt_seconds(rel(r, oom->t_ns), s1, sizeof(s1)), oom->device);
     const vt_trace_device_t *info = vt_reader_device(r, oom->device);
     if (info && vt_reader_cstring(r, info->name_string_id, name, sizeof(name))[0])
-        printf(" (%s)", name);
-    printf("\n");
-    printf("  request: %s (%s bytes) by %s", vt_fmt_binary(oom->requested_bytes, b1, sizeof(b1)),
-           vt_fmt_commas(oom->requested_bytes, c1, sizeof(c1)),
-           vt_reader_api_name(r, oom->api, api, sizeof(api)));
+        fprintf(out, " (%s)", name);
+    fprintf(out, "\n");
+    fprintf(out, "  request: %s (%s bytes) by %s",
+            vt_fmt_binary(oom->requested_bytes, b1, sizeof(b1)),
+            vt_fmt_commas(oom->requested_bytes, c1, sizeof(c1)),
+            vt_reader_api_name(r, oom->api, api, sizeof(api)));
     if (oom->thread) {
-        printf(" on thread %" PRIu64, oom->thread);
+        fprintf(out, " on thread %" PRIu64, oom->thread);
         if (thread_name(r, oom->thread, name, sizeof(name))[0])
-            printf(" (%s)", name);
+            fprintf(out, " (%s)", name);
     }
-    printf("\n");
+    fprintf(out, "\n");
     if (oom->stack_id) {
-        printf("  call-site:\n");
-        print_frames(sym, r, oom->stack_id, MAX_FRAMES, "    ");
+        fprintf(out, "  call-site:\n");
+        print_frames(out, sym, r, oom->stack_id, MAX_FRAMES, "    ");
     } else {
-        printf("  call-site: not recorded\n");
+        fprintf(out, "  call-site: not recorded\n");
     }
 
     if (oom->total_bytes) {
-        printf("  device: %s free of %s\n", vt_fmt_binary(oom->free_bytes, b1, sizeof(b1)),
-               vt_fmt_binary(oom->total_bytes, b2, sizeof(b2)));
+        fprintf(out, "  device: %s free of %s\n", vt_fmt_binary(oom->free_bytes, b1, sizeof(b1)),
+                vt_fmt_binary(oom->total_bytes, b2, sizeof(b2)));
         if (oom->free_bytes >= oom->requested_bytes)
-            printf("  fragmentation: %s free, no less than the %s asked for: the free memory is "
-                   "fragmented, or another process took it meanwhile, or a limit applies\n",
-                   vt_fmt_binary(oom->free_bytes, b1, sizeof(b1)),
-                   vt_fmt_binary(oom->requested_bytes, b2, sizeof(b2)));
+            fprintf(out,
+                    "  fragmentation: %s free, no less than the %s asked for: the free memory is "
+                    "fragmented, or another process took it meanwhile, or a limit applies\n",
+                    vt_fmt_binary(oom->free_bytes, b1, sizeof(b1)),
+                    vt_fmt_binary(oom->requested_bytes, b2, sizeof(b2)));
         if (oom->total_bytes > oom->free_bytes &&
             oom->total_bytes - oom->free_bytes > oom->live_total_bytes)
-            printf("  not seen by vramtrace: %s (total - free - live: the CUDA context, other "
-                   "processes, memory no hook sees)\n",
-                   vt_fmt_binary(oom->total_bytes - oom->free_bytes - oom->live_total_bytes, b1,
-                                 sizeof(b1)));
+            fprintf(out,
+                    "  not seen by vramtrace: %s (total - free - live: the CUDA context, other "
+                    "processes, memory no hook sees)\n",
+                    vt_fmt_binary(oom->total_bytes - oom->free_bytes - oom->live_total_bytes, b1,
+                                  sizeof(b1)));
     } else {
-        printf("  device: free and total memory unknown\n");
+        fprintf(out, "  device: free and total memory unknown\n");
     }
 
-    printf("  live: %s (%s bytes)\n", vt_fmt_binary(oom->live_total_bytes, b1, sizeof(b1)),
-           vt_fmt_commas(oom->live_total_bytes, c1, sizeof(c1)));
+    fprintf(out, "  live: %s (%s bytes)\n", vt_fmt_binary(oom->live_total_bytes, b1, sizeof(b1)),
+            vt_fmt_commas(oom->live_total_bytes, c1, sizeof(c1)));
     for (int c = 0; c < VT_CAT_COUNT; c++)
         if (oom->live_bytes[c])
-            printf("    %-12s %11s\n", vt_category_names[c],
-                   vt_fmt_binary(oom->live_bytes[c], b1, sizeof(b1)));
+            fprintf(out, "    %-12s %11s\n", vt_category_names[c],
+                    vt_fmt_binary(oom->live_bytes[c], b1, sizeof(b1)));
     if (o->capped)
-        printf("  note: the trace was capped at %s (VRAMTRACE_MAX_SIZE): the growth and "
-               "call-sites below are as of then\n",
-               vt_fmt_seconds(rel(r, o->capped_t_ns), s1, sizeof(s1)));
-    print_growth(r, o);
+        fprintf(out,
+                "  note: the trace was capped at %s (VRAMTRACE_MAX_SIZE): the growth and "
+                "call-sites below are as of then\n",
+                vt_fmt_seconds(rel(r, o->capped_t_ns), s1, sizeof(s1)));
+    print_growth(out, r, o);
     if (!o->n_sites_all) {
-        printf("  live by call-site: nothing live on device %" PRIu32 " in the trace\n",
-               oom->device);
+        fprintf(out, "  live by call-site: nothing live on device %" PRIu32 " in the trace\n",
+                oom->device);
     } else {
-        printf("  live by call-site on device %" PRIu32 " (top %zu of %zu):\n", oom->device,
-               o->n_sites, o->n_sites_all);
+        fprintf(out, "  live by call-site on device %" PRIu32 " (top %zu of %zu):\n", oom->device,
+                o->n_sites, o->n_sites_all);
         for (size_t k = 0; k < o->n_sites; k++) {
             const vt_site_t *s = &o->sites[k];
-            printf("    %11s  %-11s %" PRIu64 " allocation%s\n",
-                   vt_fmt_binary(s->bytes, b1, sizeof(b1)), vt_category_names[s->category],
-                   s->n_allocs, s->n_allocs == 1 ? "" : "s");
+            fprintf(out, "    %11s  %-11s %" PRIu64 " allocation%s\n",
+                    vt_fmt_binary(s->bytes, b1, sizeof(b1)), vt_category_names[s->category],
+                    s->n_allocs, s->n_allocs == 1 ? "" : "s");
             if (!s->stack_id)
-                printf("        (no call-site recorded)\n");
-            print_frames(sym, r, s->stack_id, SITE_FRAMES, "        ");
+                fprintf(out, "        (no call-site recorded)\n");
+            print_frames(out, sym, r, s->stack_id, SITE_FRAMES, "        ");
         }
     }
 
-    fmt_after(out.after_ns, s1, sizeof(s1));
-    if (out.kind == OUT_RECOVERED)
-        printf("  outcome: recovered (%s allocated on device %" PRIu32 " by %s %s later)\n",
-               vt_fmt_binary(o->recovered_bytes, b1, sizeof(b1)), oom->device,
-               vt_reader_api_name(r, o->recovered_api, api, sizeof(api)), s1);
-    else if (out.kind == OUT_UNKNOWN)
-        printf("  outcome: unknown (nothing allocated on device %" PRIu32 " after it, but the "
-               "trace is %s)\n",
-               oom->device, r->state < 0 ? "damaged" : "capped: later allocations are not in it");
+    fmt_after(res.after_ns, s1, sizeof(s1));
+    if (res.kind == OUT_RECOVERED)
+        fprintf(out, "  outcome: recovered (%s allocated on device %" PRIu32 " by %s %s later)\n",
+                vt_fmt_binary(o->recovered_bytes, b1, sizeof(b1)), oom->device,
+                vt_reader_api_name(r, o->recovered_api, api, sizeof(api)), s1);
+    else if (res.kind == OUT_UNKNOWN)
+        fprintf(out,
+                "  outcome: unknown (nothing allocated on device %" PRIu32 " after it, but the "
+                "trace is %s)\n",
+                oom->device, r->state < 0 ? "damaged" : "capped: later allocations are not in it");
     else if (r->seen_end)
-        printf("  outcome: fatal (nothing allocated on device %" PRIu32 " after it; the process "
-               "exited %s later)\n",
-               oom->device, s1);
-    else if (out.after_ns)
-        printf("  outcome: fatal (nothing allocated on device %" PRIu32 " after it; the trace "
-               "ends %s later without an exit record: the process probably died)\n",
-               oom->device, s1);
+        fprintf(out,
+                "  outcome: fatal (nothing allocated on device %" PRIu32 " after it; the process "
+                "exited %s later)\n",
+                oom->device, s1);
+    else if (res.after_ns)
+        fprintf(out,
+                "  outcome: fatal (nothing allocated on device %" PRIu32 " after it; the trace "
+                "ends %s later without an exit record: the process probably died)\n",
+                oom->device, s1);
     else
-        printf("  outcome: fatal (nothing allocated on device %" PRIu32 " after it; the trace "
-               "ends with it, without an exit record: the process probably died)\n",
-               oom->device);
+        fprintf(out,
+                "  outcome: fatal (nothing allocated on device %" PRIu32 " after it; the trace "
+                "ends with it, without an exit record: the process probably died)\n",
+                oom->device);
 }
 
 /* ---- JSON ---------------------------------------------------------------------------------- */
@@ -494,12 +503,12 @@ static void json_frames(vt_json_t *j, const char *key, vt_symbolizer_t *sym, con
     vt_frames_json(j, key, &frames, r, stack_id);
 }
 
-static void print_json(const char *path, const vt_reader_t *r, const vt_analysis_t *a,
+static void print_json(FILE *out, const char *path, const vt_reader_t *r, const vt_analysis_t *a,
                        const oom_ctx_t *x, vt_symbolizer_t *sym, int damaged)
 {
     char buf[256];
     vt_json_t j;
-    vt_json_init(&j, stdout);
+    vt_json_init(&j, out);
     vt_json_begin_object(&j, NULL);
     vt_json_string(&j, "file", path);
     vt_json_bool(&j, "exit_clean", r->seen_end);
@@ -564,6 +573,54 @@ static void print_json(const char *path, const vt_reader_t *r, const vt_analysis
     vt_json_finish(&j);
 }
 
+/* The post-mortem of every OOM of path, as text or JSON, into out. quiet: the trace's problems
+ * are not said (another pass said them). Returns the exit status. */
+static int postmortem(FILE *out, const char *path, int json, bool all_frames, bool quiet)
+{
+    vt_reader_t r;
+    vt_analysis_t a;
+    oom_ctx_t x;
+    memset(&x, 0, sizeof(x));
+    int rc = quiet ? vt_trace_stream_quiet(path, &r, &a, on_record, &x)
+                   : vt_trace_stream(path, &r, &a, on_record, &x);
+    if (rc < 0 && !x.stopped)
+        return 1; /* unreadable (said; r is released) */
+    if (x.stopped)
+        a.n_ooms = 0; /* out of memory in the pass (said): nothing complete to show */
+    int damaged = rc != 0;
+    vt_symbolizer_t sym, *symp = NULL;
+    if (a.n_ooms && vt_symbolizer_init_trace(&sym, &r) == 0) {
+        symp = &sym;
+        sym.all_frames = all_frames || json; /* JSON lists every frame */
+    }
+    if (json) {
+        print_json(out, path, &r, &a, &x, symp, damaged);
+    } else {
+        if (!a.n_ooms && rc >= 0)
+            fprintf(out, "no out-of-memory errors in '%s'\n", path);
+        for (uint32_t i = 0; i < a.n_ooms; i++) {
+            if (i)
+                fputc('\n', out);
+            print_oom(out, &r, symp, &a.ooms[i], &x.infos[i],
+                      outcome_of(&x, &r, &a, damaged, &a.ooms[i], &x.infos[i]), i, a.n_ooms);
+        }
+    }
+    if (symp)
+        vt_symbolizer_release(symp);
+    free(x.infos);
+    free(x.open);
+    free(x.snap);
+    free(x.pending);
+    vt_analysis_release(&a);
+    vt_reader_release(&r);
+    return rc ? 1 : 0;
+}
+
+int vt_oom_text(FILE *out, const char *path, bool all_frames)
+{
+    return postmortem(out, path, 0, all_frames, true);
+}
+
 int cmd_oom(int argc, char **argv)
 {
     const char *path = NULL;
@@ -592,40 +649,5 @@ int cmd_oom(int argc, char **argv)
         error("oom needs a trace file. See 'vramtrace oom --help'.");
         return EXIT_USAGE;
     }
-    vt_reader_t r;
-    vt_analysis_t a;
-    oom_ctx_t x;
-    memset(&x, 0, sizeof(x));
-    int rc = vt_trace_stream(path, &r, &a, on_record, &x);
-    if (rc < 0 && !x.stopped)
-        return 1; /* unreadable (said; r is released) */
-    if (x.stopped)
-        a.n_ooms = 0; /* out of memory in the pass (said): nothing complete to show */
-    int damaged = rc != 0;
-    vt_symbolizer_t sym, *symp = NULL;
-    if (a.n_ooms && vt_symbolizer_init_trace(&sym, &r) == 0) {
-        symp = &sym;
-        sym.all_frames = all_frames || json; /* JSON lists every frame */
-    }
-    if (json) {
-        print_json(path, &r, &a, &x, symp, damaged);
-    } else {
-        if (!a.n_ooms && rc >= 0)
-            printf("no out-of-memory errors in '%s'\n", path);
-        for (uint32_t i = 0; i < a.n_ooms; i++) {
-            if (i)
-                printf("\n");
-            print_oom(&r, symp, &a.ooms[i], &x.infos[i],
-                      outcome_of(&x, &r, &a, damaged, &a.ooms[i], &x.infos[i]), i, a.n_ooms);
-        }
-    }
-    if (symp)
-        vt_symbolizer_release(symp);
-    free(x.infos);
-    free(x.open);
-    free(x.snap);
-    free(x.pending);
-    vt_analysis_release(&a);
-    vt_reader_release(&r);
-    return rc ? 1 : 0;
+    return postmortem(stdout, path, json, all_frames, false);
 }

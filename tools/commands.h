@@ -8,6 +8,7 @@
  * tests/cli/<name>/. */
 #ifndef VT_COMMANDS_H
 #define VT_COMMANDS_H
+#include <stdbool.h>
 #include <stdio.h>
 
 typedef struct vt_command_s {
@@ -42,4 +43,7 @@ int cmd_rules(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_timeline(int argc, char **argv);
 int cmd_version(int argc, char **argv);
+
+/* The text of `vramtrace oom FILE` into out, without a word on stderr (the page quotes it). */
+int vt_oom_text(FILE *out, const char *path, bool all_frames);
 #endif

@@ -16,6 +16,8 @@ void vt_json_init(vt_json_t *j, FILE *out)
 
 static void indent(vt_json_t *j)
 {
+    if (j->compact)
+        return;
     fputc('\n', j->out);
     for (int i = 0; i < j->depth; i++)
         fputs("  ", j->out);
@@ -58,7 +60,7 @@ static void item(vt_json_t *j, const char *key)
     }
     if (key) {
         vt_json_put_string(j->out, key, j->in_html);
-        fputs(": ", j->out);
+        fputs(j->compact ? ":" : ": ", j->out);
     }
 }
 

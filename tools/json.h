@@ -15,6 +15,7 @@ typedef struct vt_json_s {
     int depth;
     int n_items[VT_JSON_MAX_DEPTH]; /* items written so far at each depth */
     int in_html; /* set after vt_json_init: the strings are safe inside an HTML <script> */
+    int compact; /* set after vt_json_init: no newlines nor indentation (data inside a page) */
 } vt_json_t;
 
 /* vt_json_put_string: s as a JSON string, quotes included: '"', '\\' and control bytes

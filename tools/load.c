@@ -32,11 +32,13 @@ int vt_trace_peak_sites(const char *path, const vt_analysis_t *a, const vt_devic
     return rc;
 }
 
-int vt_trace_stream(const char *path, vt_reader_t *r, vt_analysis_t *a, vt_stream_fn fn, void *ctx)
+static int stream(const char *path, vt_reader_t *r, vt_analysis_t *a, vt_stream_fn fn, void *ctx,
+                  bool quiet)
 {
     memset(a, 0, sizeof(*a));
     if (vt_reader_open(r, path) != 0) {
-        error("%s", r->err);
+        if (!quiet)
+            error("%s", r->err);
         vt_reader_release(r);
         return -1;
     }
@@ -65,11 +67,24 @@ int vt_trace_stream(const char *path, vt_reader_t *r, vt_analysis_t *a, vt_strea
             return -1;
     }
     if (r->state < 0) {
-        error("%s; showing the %" PRIu64 " records before it", r->err, r->n_records);
+        if (!quiet)
+            error("%s; showing the %" PRIu64 " records before it", r->err, r->n_records);
         return 1;
     }
-    vt_trace_warn(path, r, a);
+    if (!quiet)
+        vt_trace_warn(path, r, a);
     return 0;
+}
+
+int vt_trace_stream(const char *path, vt_reader_t *r, vt_analysis_t *a, vt_stream_fn fn, void *ctx)
+{
+    return stream(path, r, a, fn, ctx, false);
+}
+
+int vt_trace_stream_quiet(const char *path, vt_reader_t *r, vt_analysis_t *a, vt_stream_fn fn,
+                          void *ctx)
+{
+    return stream(path, r, a, fn, ctx, true);
 }
 
 void vt_trace_warn(const char *path, const vt_reader_t *r, const vt_analysis_t *a)

@@ -212,7 +212,6 @@ static int on_record(void *ctx, const vt_reader_t *r, const vt_analysis_t *a, co
                      const vt_live_t *old, const uint32_t *changed, int n_changed)
 {
     vt_timeline_t *tl = ctx;
-    (void)old;
     if (vt_stream_is_event(ev)) {
         tl->n_events++;
         tl->last_t_ns = ev->t_ns;
@@ -240,7 +239,7 @@ static int on_record(void *ctx, const vt_reader_t *r, const vt_analysis_t *a, co
             }
         }
     }
-    return 0;
+    return tl->also ? tl->also(tl->also_ctx, r, a, ev, old, changed, n_changed) : 0;
 }
 
 void vt_timeline_init(vt_timeline_t *tl)

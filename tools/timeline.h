@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "analysis.h"
+#include "load.h"
 #include "trace_reader.h"
 
 /* The chart's columns: VT_TIMELINE_COLS of width col_ns from t0 per device; when an event falls
@@ -66,7 +67,10 @@ typedef struct vt_timeline_s {
     size_t n_phases, cap_phases;
     vt_tl_open_phase_t *open; /* every thread's open phases, innermost last per thread */
     size_t n_open, cap_open;
-    int oom; /* out of memory: phases are incomplete */
+    int oom;           /* out of memory: phases are incomplete */
+    vt_stream_fn also; /* called with every record after the timeline took it (html's page data
+                        * in the same pass); NULL: none */
+    void *also_ctx;
 } vt_timeline_t;
 
 /* vt_timeline_init: an empty timeline; set row (and row_ctx) or columns before streaming. */

@@ -52,7 +52,11 @@ if [ -n "${VT_TEST_CLI:-}" ] && [ "$status" -eq 0 ]; then
         for all in "" --all-frames; do
             out=$tmp/view-$view$all
             case $view in
-            html) "$VT_TEST_CLI" html "$tmp"/trace.*.vtr -o "$out" $all >/dev/null 2>&1 ;;
+            html)
+                # what the page shows: its script's data holds every frame, for its toggle
+                "$VT_TEST_CLI" html "$tmp"/trace.*.vtr -o "$out.page" $all >/dev/null 2>&1
+                sed '/<script/,/<\/script>/d' "$out.page" >"$out"
+                ;;
             *) "$VT_TEST_CLI" "$view" "$tmp"/trace.*.vtr $all >"$out" 2>&1 ;;
             esac
             # (every frame shown, the innermost few may all be the interpreter's)

@@ -1,6 +1,7 @@
 # The page of a trace: written to FILE.html by default and to -o OUT; '-o -' writes it on stdout.
-# Its sections, in order, and that it loads nothing (the rendered page is checked in Chromium by
-# tests/system/html).
+# Its sections, in order (the OOM post-mortem first), and that it loads nothing: two inline
+# scripts (its data, its code), no link, no source (the rendered page and its interactions are
+# checked in Chromium by tests/system/html).
 vt-mktrace t.vtr "$(dirname "$0")/../report/train.trace" || exit
 vramtrace html t.vtr
 echo "exit $?"
@@ -11,8 +12,10 @@ echo "exit $?"
 cmp t.html stdout.html && echo "same page on stdout"
 ls
 grep -o '<section id="[a-z]*"' t.html
-grep -c '<script\|<link\|src=\|href=' t.html
-# --top 1: one call-site row at the peak (and the leaks' tables keep to one row each too).
+grep -c '<script' t.html
+grep -c '<link\|src=\|href=' t.html
+# --top 1: one call-site row at the peak (and the leaks' tables keep to one row each too); the
+# script's text has one more.
 grep -c '<ol class="frames">' t.html other.html
 grep -o '<h1>.*</h1>\|<h2>[^<]*</h2>' t.html
 # A damaged trace still gets its page, with the damage said, exit 1.

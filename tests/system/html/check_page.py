@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
 """check_page.py PAGE REPORT_JSON MODE: checks the page `vramtrace html` wrote, as Chromium
-rendered it (PAGE.dom from --dump-dom, PAGE.png from --screenshot), against the figures of
-`vramtrace report --json` on the same trace. MODE "budget" expects the budget section, "oom" an
-OOM. Exits 1 with the reasons on stderr."""
+rendered it (PAGE.png from --screenshot; PAGE.interact.dom: interact.html's record of the DOM
+as rendered, then of hovering, toggling, clicking, zooming and dragging as a mouse would),
+against the figures of `vramtrace report --json` on the same trace. MODE "budget" expects the
+budget section and frames the toggle changes, "oom" an OOM with its post-mortem first. Exits 1
+with the reasons on stderr."""
 import html.parser
 import json
 import re
@@ -133,18 +135,81 @@ def png_pixels(path):
     return width, height, rows, bpp
 
 
+def recorded(page):
+    """What interact.html recorded (see there), or None after a failure."""
+    dom = open(page + ".interact.dom", encoding="utf-8").read()
+    m = re.search(r'<pre id="result">(.*?)</pre>', dom, re.S)
+    check(m is not None, "interact.html recorded nothing")
+    if not m:
+        return None
+    r = json.loads(html.unescape(m.group(1)))
+    check("error" not in r, "the interactions failed: %s" % r.get("error"))
+    return None if "error" in r else r
+
+
+def interactions(r, mode, report, n_panels, sections):
+    """What the page showed while interact.html used it."""
+    check(r["static_hidden"], "the script did not take over from the static chart")
+    check(r["panels"] == n_panels, "%d interactive panels, %d static" % (r["panels"], n_panels))
+    # Hover: the moment's figures in the tip, the call-sites live then with their frames.
+    check(re.search(r"[0-9.]+ (B|KiB|MiB|GiB)", r["tip"]) is not None, "no hover tip: %r" % r["tip"])
+    check("live" in r["hover"] and r["hover_sites"] >= 1 and r["hover_frames"],
+          "hovering lists no call-sites: %r" % r["hover"])
+    # The frames toggle: all frames, then the program's again.
+    check(r["hover_frames_again"] == r["hover_frames"], "the toggle does not come back")
+    check(len(r["hover_frames_all"]) >= len(r["hover_frames"]), "all frames are fewer")
+    check(len(r["table_frames_all"]) >= len(r["table_frames"]), "all frames are fewer (table)")
+    if mode == "budget":  # the C loop's stacks go through libc: the folded ones leave it out
+        check(len(r["hover_frames_all"]) > len(r["hover_frames"]),
+              "the toggle does not change the hover's stacks")
+        check(len(r["table_frames_all"]) > len(r["table_frames"]),
+              "the toggle does not change the table's stacks")
+        check(any("libc" in f for f in r["hover_frames_all"]) and
+              not any("libc" in f for f in r["hover_frames"]), "libc's frames are not folded")
+    # Click: the call-site highlighted on the chart and selected.
+    check(r["highlights"] == 1, "clicking a call-site highlights %d paths" % r["highlights"])
+    check(r["selected"] >= 1, "clicking a call-site selects nothing")
+    # Zoom and pan: the axis and the range change; the reset comes back.
+    check(r["ticks1"] != r["ticks0"], "zooming does not change the axis: %s" % r["ticks1"])
+    check(r["range1"] != r["range0"] and r["range2"] != r["range1"], "zooming: %s, %s, %s" %
+          (r["range0"], r["range1"], r["range2"]))
+    check(r["range3"] != r["range2"], "dragging does not pan: %s" % r["range3"])
+    check(r["range4"] == r["range0"], "the reset gives %s, not %s" % (r["range4"], r["range0"]))
+    # OOMs: marked on the chart, their post-mortem first on the page.
+    check(r["ooms_marked"] == len(report["ooms"]),
+          "%d OOMs marked, %d in the report" % (r["ooms_marked"], len(report["ooms"])))
+    if report["ooms"]:
+        check(r["first_section"] == "postmortem", "the page starts with %s" % r["first_section"])
+        pm = sections.get("postmortem")
+        check(pm is not None and "out-of-memory error 1 of %d" % len(report["ooms"]) in pm.content(),
+              "the post-mortem is not on the page")
+    else:
+        check(r["first_section"] == "summary", "the page starts with %s" % r["first_section"])
+
+
 def main():
     page, report_path, mode = sys.argv[1:4]
     source = open(page, encoding="utf-8").read()
     report = json.load(open(report_path))
 
-    # Self-contained: nothing that makes a browser fetch anything.
-    for pattern in [r"<script", r"<link", r"<img", r"<iframe", r"<object", r"\bsrc\s*=",
-                    r"\bhref\s*=", r"url\(", r"@import"]:
+    # Self-contained: nothing that makes a browser fetch anything. The two inline scripts (the
+    # data, the code) are the only ones, and nothing in them ends them early.
+    for pattern in [r"<link", r"<img", r"<iframe", r"<object", r"\bsrc\s*=", r"\bhref\s*=",
+                    r"url\((?!#)", r"@import", r"\bfetch\s*\(", r"XMLHttpRequest", r"\bimport\s*\(",
+                    r"<script[^>]*\bsrc"]:
         check(not re.search(pattern, source, re.I), "the page source has %s" % pattern)
+    check(len(re.findall(r"<script", source, re.I)) == 2, "the page has other than 2 scripts")
+    check(len(re.findall(r"</script", source, re.I)) == 2, "a script's text holds '</script'")
+    data = re.search(r'<script type="application/json" id="vt-data">(.*?)</script>', source, re.S)
+    check(data is not None, "the page has no data for its script")
+    if data:
+        json.loads(data.group(1))  # valid JSON, or the check fails with the reason
 
+    used = recorded(page)
+    if used is None:
+        return
     tree = Tree()
-    tree.feed(open(page + ".dom", encoding="utf-8").read())
+    tree.feed(used["dom"])
     sections = {s.attrs.get("id"): s for s in tree.root.all("section")}
     want = ["summary", "timeline", "categories", "devices", "sites", "ooms", "leaks"]
     if mode == "budget":
@@ -180,9 +245,11 @@ def main():
             check(body[c][1] == "{:,}".format(peak["by_category"][c]),
                   "%s: %s bytes, the report says %d" % (c, body[c][1], peak["by_category"][c]))
 
-    # The timeline: an inline SVG with one area per category that had memory, and the peak.
-    svgs = list(sections["timeline"].all("svg"))
-    check(len(svgs) == 1, "the timeline has %d svg elements" % len(svgs))
+    # The timeline: an inline SVG with one area per category that had memory, and the peak,
+    # hidden by the script that draws the chart again (one panel per device of the static one).
+    static = [d for d in sections["timeline"].all("div") if d.attrs.get("id") == "vt-static"]
+    svgs = list(static[0].all("svg")) if static else []
+    check(len(svgs) == 1, "the static timeline has %d svg elements" % len(svgs))
     if svgs:
         paths = list(svgs[0].all("path"))
         check(len(paths) >= 1, "the timeline's svg has no areas")
@@ -199,6 +266,11 @@ def main():
                 check(not lines, "a capacity line off the scale")
                 check("capacity %s, above the scale" % cap in svgs[0].content(),
                       "the chart does not note the capacity %s" % cap)
+        ooms = [g for g in svgs[0].all("g") if g.attrs.get("class") == "oom"]
+        check(len(ooms) == len(report["ooms"]),
+              "the static chart marks %d OOMs of %d" % (len(ooms), len(report["ooms"])))
+        panels = [g for g in svgs[0].all("g") if g.attrs.get("class") == "device"]
+        interactions(used, mode, report, len(panels), sections)
 
     # Top call-sites: the report's, in order, with the same frames less those the views fold.
     site_rows = [r for r in sections["sites"].all("tr") if list(r.all("ol"))]

@@ -3,7 +3,8 @@
 # render.sh VRAMTRACE TRAIN_LOOP MKTRACE_DIR SOURCE_DIR: writes the HTML page of two traces and
 # checks it as Chromium renders it (check_page.py): the DOM after parsing has every section
 # with the right figures, the timeline's SVG laid out at its size, and the screenshot shows the
-# chart's category colours; the source loads nothing from outside the file.
+# chart's category colours; the source loads nothing from outside the file; and the page used
+# through its DOM (interact.html: hover, frames toggle, click, zoom, drag) shows what it should.
 set -eu
 vt=$1 train=$2 mktrace=$3 src=$4
 browser=""
@@ -14,6 +15,7 @@ if [ -z "$browser" ]; then
     echo "render: no chromium: skipped (Debian: apt-get install chromium)"
     exit 77
 fi
+here=$(cd "$(dirname "$0")" && pwd)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
@@ -25,12 +27,15 @@ render() {
     grep -q "^wrote $page: open it in a browser$" "$tmp/stdout"
     # --virtual-time-budget lets layout settle; no network is reachable or needed.
     timeout 120 "$browser" --headless --no-sandbox --disable-gpu --no-first-run \
-        --user-data-dir="$tmp/profile" --dump-dom "file://$page" >"$page.dom" 2>"$tmp/err" ||
-        { cat "$tmp/err" >&2; exit 1; }
-    timeout 120 "$browser" --headless --no-sandbox --disable-gpu --no-first-run \
         --user-data-dir="$tmp/profile" --hide-scrollbars --window-size=1280,4000 \
         --screenshot="$page.png" "file://$page" >/dev/null 2>"$tmp/err" ||
         { cat "$tmp/err" >&2; exit 1; }
+    # The DOM as rendered, and as used (interact.html): the harness reaches into the page's
+    # frame, both being files, which --allow-file-access-from-files lets them share.
+    timeout 120 "$browser" --headless --no-sandbox --disable-gpu --no-first-run \
+        --user-data-dir="$tmp/profile" --allow-file-access-from-files --window-size=1400,1400 \
+        --virtual-time-budget=5000 --dump-dom "file://$here/interact.html?file://$page" \
+        >"$page.interact.dom" 2>"$tmp/err" || { cat "$tmp/err" >&2; exit 1; }
 }
 
 # A simulated-device run of the C training loop, compared with its model, on a device small
