@@ -24,17 +24,18 @@
 #define MAX_DEPTH   256 /* frames matched per call-site: guards against a cyclic stack table */
 #define FRAME_CAP   512
 
-enum { OPT_JSON = 1, OPT_TOP };
+enum { OPT_JSON = 1, OPT_TOP, OPT_ALL_FRAMES };
 
 static const vt_option_t options[] = {
     {OPT_JSON, 0, "--json", NULL, 0, "print JSON on stdout (exact byte counts)"},
     {OPT_TOP, 0, "--top", "N", 0, "show the N call-sites that changed most (default 10; 0: all)"},
+    {OPT_ALL_FRAMES, 0, "--all-frames", NULL, 0, VT_FRAMES_ALL_HELP},
     {0},
 };
 
 static const vt_args_spec_t spec = {
     .name = "diff",
-    .usage = "usage: vramtrace diff A B [--json] [--top N]\n",
+    .usage = "usage: vramtrace diff A B [--json] [--top N] [--all-frames]\n",
     .about = "What changed between two runs: the device peak of trace A and of trace B, its "
              "categories, the call-sites live at the peak (matched by their symbolized frames, "
              "since addresses differ between runs), and the totals.",
@@ -52,7 +53,8 @@ typedef struct side_s {
     const char *path;
     vt_reader_t r;
     vt_analysis_t a;
-    int damaged; /* the reader stopped at damage: compared by what came before */
+    int damaged;     /* the reader stopped at damage: compared by what came before */
+    bool all_frames; /* --all-frames: no frame left out of the call-sites' keys */
     const vt_device_stats_t *peak;
     side_site_t *sites;
     size_t n_sites;
@@ -130,7 +132,8 @@ static int key_add(void *ctx, const char *frame)
 /* The frames of stack_id as one malloc'd string, a frame a line (NULL: out of memory). */
 static char *stack_key(vt_symbolizer_t *sym, const vt_reader_t *r, uint32_t stack_id)
 {
-    vt_frames_opts_t o = {.sym = sym, .max_frames = MAX_DEPTH, .frame_bytes = FRAME_CAP};
+    vt_frames_opts_t o = {
+        .sym = sym, .max_frames = MAX_DEPTH, .frame_bytes = FRAME_CAP, .shown = true};
     stack_key_t k = {malloc(256), 0, 256};
     if (!k.text)
         return NULL;
@@ -158,8 +161,10 @@ static int peak_sites(side_t *s)
         goto out;
     if (n) {
         vt_symbolizer_t sym, *symp = NULL;
-        if (vt_symbolizer_init_trace(&sym, &s->r) == 0)
+        if (vt_symbolizer_init_trace(&sym, &s->r) == 0) {
             symp = &sym;
+            sym.all_frames = s->all_frames;
+        }
         s->sites = calloc(n, sizeof(*s->sites));
         for (size_t i = 0; s->sites && i < n; i++) {
             s->sites[i].bytes = sites[i].bytes;
@@ -459,6 +464,7 @@ int cmd_diff(int argc, char **argv)
     const char *paths[2] = {NULL, NULL};
     size_t top = DEFAULT_TOP;
     int json = 0;
+    bool all_frames = false;
     vt_args_t args;
     vt_args_init(&args, &spec, argc, argv);
     for (int opt; (opt = vt_args_next(&args)) != VT_ARG_DONE;) {
@@ -475,6 +481,8 @@ int cmd_diff(int argc, char **argv)
                 error("--top takes a count, not '%s'", v);
                 return EXIT_USAGE;
             }
+        } else if (opt == OPT_ALL_FRAMES) {
+            all_frames = true;
         } else if (paths[1]) {
             error("diff compares two traces: '%s', '%s' and '%s'", paths[0], paths[1], v);
             return EXIT_USAGE;
@@ -487,7 +495,8 @@ int cmd_diff(int argc, char **argv)
         return EXIT_USAGE;
     }
 
-    side_t a = {.path = paths[0]}, b = {.path = paths[1]};
+    side_t a = {.path = paths[0], .all_frames = all_frames},
+           b = {.path = paths[1], .all_frames = all_frames};
     if (side_load(&a) != 0)
         return 1;
     if (side_load(&b) != 0) {
