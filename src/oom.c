@@ -6,19 +6,53 @@
 #include "vt_frames.h"
 #include "vt_internal.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #define MAX_OOM_REPORTS 8 /* frameworks retry after emptying caches: say it a few times, not 1000 */
 #define MAX_SITES       64
+#define MAX_MANGLED     4096 /* longer names are shown as they are */
+
+typedef char *(*cxa_demangle_fn)(const char *mangled, char *out, size_t *length, int *status);
+
+/* A C++ function name as written in the source, into buf; name itself when it is not a mangled
+ * one or libstdc++ is not in the process (its __cxa_demangle, looked up once, at the first OOM).
+ * __cxa_demangle mallocs its result: fine here, on the thread of a failed device allocation, not
+ * on the recording path, and never under vt_lock. Returns the name to show. */
+static const char *demangled(const char *name, char *buf, size_t cap)
+{
+    static cxa_demangle_fn demangle;
+    static int looked_up;
+    if (strncmp(name, "_Z", 2) != 0 || strnlen(name, MAX_MANGLED) == MAX_MANGLED)
+        return name;
+    if (!__atomic_load_n(&looked_up, __ATOMIC_ACQUIRE)) {
+        __atomic_store_n(&demangle,
+                         (cxa_demangle_fn)vt_lookup_loaded("libstdc++.so.6", "__cxa_demangle"),
+                         __ATOMIC_RELAXED);
+        __atomic_store_n(&looked_up, 1, __ATOMIC_RELEASE);
+    }
+    cxa_demangle_fn fn = __atomic_load_n(&demangle, __ATOMIC_RELAXED);
+    int status = -1;
+    char *text = fn ? fn(name, NULL, NULL, &status) : NULL;
+    if (!text || status != 0) {
+        free(text);
+        return name;
+    }
+    vt_fmt(buf, cap, "%s", text);
+    free(text);
+    return buf;
+}
 
 /* A call-site in a line: its three innermost named frames, innermost first, as
- * "function (module)" or "file.py:function:line", joined by " < ", leaving out the frames of
- * the interpreter, libffi, libc, the loader and our own (vt_frames.h): in a Python program
- * those are all the innermost native ones. The trace has them all (vramtrace oom --all-frames). */
+ * "function (module)" (C++ names demangled) or "file.py:function:line", joined by " < ",
+ * leaving out the frames of the interpreter, libffi, libc, the loader and our own (vt_frames.h):
+ * in a Python program those are all the innermost native ones. VRAMTRACE_ALL_FRAMES=1 keeps
+ * them; the trace has them all either way (vramtrace oom --all-frames). */
 static void describe_site(uint32_t stack_id, char *buf, size_t cap)
 {
     size_t used = 0;
     int shown = 0;
+    bool all_frames = vt_option_is_enabled(VT_OPTION_ALL_FRAMES);
     for (uint32_t id = stack_id; id && shown < 3;) {
         vt_track_lock();
         vt_stack_node_t *node = vt_stack_node(id);
@@ -36,9 +70,11 @@ static void describe_site(uint32_t stack_id, char *buf, size_t cap)
             continue;
         }
         const char *func, *module;
+        char readable[256];
         vt_frame_names(ip, &func, &module);
-        if (*func && !vt_module_is_internal(module)) {
-            used += vt_fmt(buf + used, used < cap ? cap - used : 0, "%s%s (%s)", sep, func, module);
+        if (*func && (all_frames || !vt_module_is_internal(module))) {
+            used += vt_fmt(buf + used, used < cap ? cap - used : 0, "%s%s (%s)", sep,
+                           demangled(func, readable, sizeof readable), module);
             shown++;
         }
     }
