@@ -6,6 +6,7 @@
 #include "vt_frames.h"
 #include "vt_internal.h"
 
+#include <dlfcn.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -26,9 +27,12 @@ static const char *demangled(const char *name, char *buf, size_t cap)
     if (strncmp(name, "_Z", 2) != 0 || strnlen(name, MAX_MANGLED) == MAX_MANGLED)
         return name;
     if (!__atomic_load_n(&looked_up, __ATOMIC_ACQUIRE)) {
-        __atomic_store_n(&demangle,
-                         (cxa_demangle_fn)vt_lookup_loaded("libstdc++.so.6", "__cxa_demangle"),
-                         __ATOMIC_RELAXED);
+        /* NOLOAD: a copy loaded RTLD_LOCAL (a Python extension's dependency) counts, and none
+         * is loaded when absent; its reference is kept, so the pointer stays valid. dlvsym, not
+         * dlsym: ours answers dlsym. */
+        void *libstdcxx = dlopen("libstdc++.so.6", RTLD_NOW | RTLD_NOLOAD);
+        void *fn = libstdcxx ? dlvsym(libstdcxx, "__cxa_demangle", "CXXABI_1.3") : NULL;
+        __atomic_store_n(&demangle, (cxa_demangle_fn)fn, __ATOMIC_RELAXED);
         __atomic_store_n(&looked_up, 1, __ATOMIC_RELEASE);
     }
     cxa_demangle_fn fn = __atomic_load_n(&demangle, __ATOMIC_RELAXED);

@@ -146,15 +146,6 @@ static void *resolve(size_t slot_offset, const char *name)
     return published;
 }
 
-void *vt_lookup_loaded(const char *library, const char *name)
-{
-    void *(*sym)(void *, const char *) = real_dlsym();
-    /* NOLOAD: a library loaded RTLD_LOCAL (a Python extension's dependency) is found too, and
-     * one that is not loaded stays so. Its reference is kept: the pointer outlives this call. */
-    void *handle = sym ? dlopen(library, RTLD_NOW | RTLD_NOLOAD) : NULL;
-    return handle ? sym(handle, name) : NULL;
-}
-
 /* ---- the dlsym door ------------------------------------------------------------------------- */
 
 /* vt_dlsym_intercept: our wrapper for an exactly-named hooked export, looked up through the

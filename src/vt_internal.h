@@ -562,10 +562,6 @@ extern vt_real_t vt_real;
 void *vt_resolve_real(size_t slot_offset, const char *name);
 void vt_substitute(const char *symbol, void **pfn, int cuda_version, uint64_t flags);
 void *vt_dlsym_intercept(void *handle, const char *name);
-/* vt_lookup_loaded: name in library (a soname), only when the process has already loaded it,
- * in any scope (glibc's dlsym, not ours); NULL otherwise. The library stays loaded for good, so
- * the pointer stays valid. Takes the loader lock: never under vt_lock. */
-void *vt_lookup_loaded(const char *library, const char *name);
 bool vt_is_own_address(const void *p);
 const char *vt_api_name(vt_api_t api);
 int vt_current_device(void);          /* from the real driver; 0 when unknown */

@@ -27,6 +27,7 @@ static void check_defaults(const char *when)
     VT_CHECK_STR(when, vt_option_get_str(VT_OPTION_RULES), "");
     VT_CHECK_EQ(when, vt_option_get(VT_OPTION_DISABLE), 0);
     VT_CHECK_EQ(when, vt_option_get(VT_OPTION_QUIET), 0);
+    VT_CHECK_EQ(when, vt_option_get(VT_OPTION_ALL_FRAMES), 0);
     VT_CHECK_EQ(when, vt_option_get(VT_OPTION_VERBOSE), 0);
     VT_CHECK_EQ(when, vt_option_get(VT_OPTION_DEPTH), 64);
     VT_CHECK_EQ(when, vt_option_get(VT_OPTION_FOLLOW_FORK), 1);
@@ -47,12 +48,12 @@ static void test_defaults(void)
 
 static void test_values(void)
 {
-    VT_CHECK_EQ(
-        "valid values are silent",
-        parse(ENV("VRAMTRACE_OUTPUT=/tmp/run1", "VRAMTRACE_DISABLE=yes", "VRAMTRACE_QUIET=on",
-                  "VRAMTRACE_VERBOSE=3", "VRAMTRACE_DEPTH=256", "VRAMTRACE_FOLLOW_FORK=off",
-                  "VRAMTRACE_RULES=rules.txt", "VRAMTRACE_MAX_SIZE=64MiB")),
-        0);
+    VT_CHECK_EQ("valid values are silent",
+                parse(ENV("VRAMTRACE_OUTPUT=/tmp/run1", "VRAMTRACE_DISABLE=yes",
+                          "VRAMTRACE_QUIET=on", "VRAMTRACE_VERBOSE=3", "VRAMTRACE_DEPTH=256",
+                          "VRAMTRACE_FOLLOW_FORK=off", "VRAMTRACE_RULES=rules.txt",
+                          "VRAMTRACE_MAX_SIZE=64MiB", "VRAMTRACE_ALL_FRAMES=1")),
+                0);
     VT_CHECK_STR("str", vt_option_get_str(VT_OPTION_OUTPUT), "/tmp/run1");
     VT_CHECK_STR("str", vt_option_get_str(VT_OPTION_RULES), "rules.txt");
     VT_CHECK_EQ("bool", vt_option_is_enabled(VT_OPTION_DISABLE), 1);
@@ -61,6 +62,7 @@ static void test_values(void)
     VT_CHECK_EQ("int", vt_option_get(VT_OPTION_VERBOSE), 3);
     VT_CHECK_EQ("int max", vt_option_get(VT_OPTION_DEPTH), 256);
     VT_CHECK_EQ("size", vt_option_get(VT_OPTION_MAX_SIZE), 64LL << 20);
+    VT_CHECK_EQ("bool default off, set on", vt_option_is_enabled(VT_OPTION_ALL_FRAMES), 1);
     for (int i = 0; i < VT_OPTION_COUNT; i++)
         VT_CHECK("is_set", vt_option_is_set((vt_option_t)i));
 
