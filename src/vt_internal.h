@@ -447,6 +447,14 @@ void vt_call_on_stack(void (*fn)(void *), void *arg, void *top);
 #    define VT_HAVE_STACK_SWITCH 0
 #endif
 
+/* got.c: relocation patching. vt_got_visit_fn: what to store in a call or address slot (JUMP_SLOT,
+ * GLOB_DAT) of an object naming the symbol name, whose value is current (bound false: a lazy
+ * slot not bound yet, current leads into the object's own PLT); NULL leaves the slot as it is.
+ * vt_got_patch returns the number of slots written. */
+struct dl_phdr_info;
+typedef void *(*vt_got_visit_fn)(void *ctx, const char *name, void *current, bool bound);
+int vt_got_patch(const struct dl_phdr_info *info, vt_got_visit_fn visit, void *ctx);
+
 typedef struct vt_stack_node_s vt_stack_node_t;
 uint32_t vt_stack_intern(void *const *ips, int n, bool *created);
 vt_stack_node_t *vt_stack_node(uint32_t id);

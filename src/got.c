@@ -1,0 +1,194 @@
+/* SPDX-License-Identifier: MIT */
+/* Relocation patching: the slots an object's calls and function pointers go through (its GOT:
+ * JUMP_SLOT relocations of the PLT, GLOB_DAT of addresses taken), found by the symbol each names
+ * and rewritten, so an object's references to a function reach another one without that
+ * function's name being exported by anyone (docs/design.md, "What the exported doors 3 and 4
+ * cost"). REL and RELA, lazy and immediate binding; a slot under RELRO is written with its page
+ * made writable for the moment and read-only again. Patches are serialised by one mutex (two
+ * threads must not unprotect and protect the same page at once); dl_iterate_phdr's caller holds
+ * the loader lock, so no object is unloaded meanwhile. */
+#include "vt_internal.h"
+
+#include <elf.h>
+#include <link.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#if defined(__x86_64__)
+#    define R_JUMP_SLOT R_X86_64_JUMP_SLOT
+#    define R_GLOB_DAT  R_X86_64_GLOB_DAT
+#elif defined(__aarch64__)
+#    define R_JUMP_SLOT R_AARCH64_JUMP_SLOT
+#    define R_GLOB_DAT  R_AARCH64_GLOB_DAT
+#elif defined(__i386__)
+#    define R_JUMP_SLOT R_386_JMP_SLOT
+#    define R_GLOB_DAT  R_386_GLOB_DAT
+#elif defined(__arm__)
+#    define R_JUMP_SLOT R_ARM_JUMP_SLOT
+#    define R_GLOB_DAT  R_ARM_GLOB_DAT
+#endif
+
+#if __ELF_NATIVE_CLASS == 64
+#    define REL_TYPE(info) ELF64_R_TYPE(info)
+#    define REL_SYM(info)  ELF64_R_SYM(info)
+#else
+#    define REL_TYPE(info) ELF32_R_TYPE(info)
+#    define REL_SYM(info)  ELF32_R_SYM(info)
+#endif
+
+static pthread_mutex_t patch_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* What one object's dynamic section says, its addresses made absolute. */
+typedef struct object_s {
+    uintptr_t base, lo, hi;       /* load bias; the span of its loadable segments */
+    uintptr_t relro_lo, relro_hi; /* read-only after relocation (PT_GNU_RELRO) */
+    const ElfW(Sym) * symtab;
+    const char *strtab;
+    size_t strsz;
+    uintptr_t jmprel, pltrelsz, pltrel; /* the PLT's relocations, and their kind (DT_REL[A]) */
+    uintptr_t rela, relasz, rel, relsz;
+} object_t;
+
+/* glibc makes the pointers of a loaded object's dynamic section absolute in place on most
+ * machines; where it does not (the section is read-only there), they are offsets. */
+static uintptr_t absolute(const object_t *o, uintptr_t p)
+{
+    return p < o->base ? p + o->base : p;
+}
+
+static bool read_object(const struct dl_phdr_info *info, object_t *o)
+{
+    memset(o, 0, sizeof *o);
+    o->base = info->dlpi_addr;
+    o->lo = UINTPTR_MAX;
+    const ElfW(Dyn) *dyn = NULL;
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        uintptr_t a = info->dlpi_addr + ph->p_vaddr;
+        if (ph->p_type == PT_LOAD) {
+            o->lo = a < o->lo ? a : o->lo;
+            o->hi = a + ph->p_memsz > o->hi ? a + ph->p_memsz : o->hi;
+        } else if (ph->p_type == PT_DYNAMIC) {
+            dyn = (const ElfW(Dyn) *)a;
+        } else if (ph->p_type == PT_GNU_RELRO) {
+            o->relro_lo = a;
+            o->relro_hi = a + ph->p_memsz;
+        }
+    }
+    if (!dyn)
+        return false;
+    for (; dyn->d_tag != DT_NULL; dyn++) {
+        uintptr_t v = dyn->d_un.d_ptr;
+        switch (dyn->d_tag) {
+        case DT_SYMTAB:
+            o->symtab = (const ElfW(Sym) *)absolute(o, v);
+            break;
+        case DT_STRTAB:
+            o->strtab = (const char *)absolute(o, v);
+            break;
+        case DT_STRSZ:
+            o->strsz = dyn->d_un.d_val;
+            break;
+        case DT_JMPREL:
+            o->jmprel = absolute(o, v);
+            break;
+        case DT_PLTRELSZ:
+            o->pltrelsz = dyn->d_un.d_val;
+            break;
+        case DT_PLTREL:
+            o->pltrel = dyn->d_un.d_val;
+            break;
+        case DT_RELA:
+            o->rela = absolute(o, v);
+            break;
+        case DT_RELASZ:
+            o->relasz = dyn->d_un.d_val;
+            break;
+        case DT_REL:
+            o->rel = absolute(o, v);
+            break;
+        case DT_RELSZ:
+            o->relsz = dyn->d_un.d_val;
+            break;
+        default:
+            break;
+        }
+    }
+    return o->symtab && o->strtab && o->strsz;
+}
+
+/* Stores value in slot; under RELRO with its pages writable for the moment. */
+static bool write_slot(const object_t *o, void **slot, void *value)
+{
+    uintptr_t at = (uintptr_t)slot;
+    if (at < o->relro_lo || at >= o->relro_hi) {
+        __atomic_store_n(slot, value, __ATOMIC_RELEASE);
+        return true;
+    }
+    uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+    uintptr_t lo = at & ~(page - 1), hi = (at + sizeof *slot + page - 1) & ~(page - 1);
+    if (mprotect((void *)lo, hi - lo, PROT_READ | PROT_WRITE) != 0)
+        return false;
+    __atomic_store_n(slot, value, __ATOMIC_RELEASE);
+    mprotect((void *)lo, hi - lo, PROT_READ);
+    return true;
+}
+
+/* One relocation: when it is a call or address slot naming a symbol visit wants, its value. */
+static int visit_reloc(const object_t *o, uintptr_t info, uintptr_t offset, vt_got_visit_fn visit,
+                       void *ctx)
+{
+    unsigned long type = REL_TYPE(info), sym = REL_SYM(info);
+    if ((type != R_JUMP_SLOT && type != R_GLOB_DAT) || sym == 0)
+        return 0;
+    size_t name_at = o->symtab[sym].st_name;
+    if (name_at >= o->strsz)
+        return 0;
+    void **slot = (void **)(o->base + offset);
+    void *current = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
+    /* A lazy slot not bound yet leads back into the object's own PLT. */
+    bool bound = (uintptr_t)current < o->lo || (uintptr_t)current >= o->hi;
+    void *value = visit(ctx, o->strtab + name_at, current, bound);
+    if (!value || value == current)
+        return 0;
+    return write_slot(o, slot, value) ? 1 : 0;
+}
+
+static int visit_table(const object_t *o, uintptr_t table, uintptr_t bytes, bool with_addend,
+                       vt_got_visit_fn visit, void *ctx)
+{
+    int written = 0;
+    if (!table)
+        return 0;
+    if (with_addend) {
+        const ElfW(Rela) *r = (const ElfW(Rela) *)table;
+        for (size_t i = 0; i < bytes / sizeof *r; i++)
+            written += visit_reloc(o, r[i].r_info, r[i].r_offset, visit, ctx);
+    } else {
+        const ElfW(Rel) *r = (const ElfW(Rel) *)table;
+        for (size_t i = 0; i < bytes / sizeof *r; i++)
+            written += visit_reloc(o, r[i].r_info, r[i].r_offset, visit, ctx);
+    }
+    return written;
+}
+
+int vt_got_patch(const struct dl_phdr_info *info, vt_got_visit_fn visit, void *ctx)
+{
+#if defined(R_JUMP_SLOT)
+    object_t o;
+    if (!read_object(info, &o))
+        return 0;
+    pthread_mutex_lock(&patch_lock);
+    int written = visit_table(&o, o.jmprel, o.pltrelsz, o.pltrel == DT_RELA, visit, ctx) +
+                  visit_table(&o, o.rela, o.relasz, true, visit, ctx) +
+                  visit_table(&o, o.rel, o.relsz, false, visit, ctx);
+    pthread_mutex_unlock(&patch_lock);
+    return written;
+#else
+    (void)info;
+    (void)visit;
+    (void)ctx;
+    return 0;
+#endif
+}
