@@ -29,13 +29,17 @@
 static const vt_py_layout_t layouts[] = {
     /* minor; ts_frame, cframe_frame; fr_back, fr_code, fr_instr, fr_owner, fr_is_entry;
      * co_filename, co_name, co_firstlineno, co_linetable, co_code, co_firsttraceable;
-     * str_ascii_data, str_compact_data; line_format */
-    LAYOUT(8, 24, -1, 24, 32, 104, -1, -1, 104, 112, 40, 120, 48, -1, 48, 72, VT_PY_LNOTAB),
-    LAYOUT(9, 24, -1, 24, 32, 104, -1, -1, 104, 112, 40, 120, 48, -1, 48, 72, VT_PY_LNOTAB),
-    LAYOUT(10, 24, -1, 24, 32, 96, -1, -1, 104, 112, 40, 120, 48, -1, 48, 72, VT_PY_LINETABLE_310),
-    LAYOUT(11, 56, 8, 48, 32, 56, 69, 68, 112, 120, 72, 136, 184, 168, 48, 72, VT_PY_LOCATIONS_311),
-    LAYOUT(12, 56, 0, 8, 0, 56, 70, -1, 112, 120, 68, 136, 192, 176, 40, 56, VT_PY_LOCATIONS_311),
-    LAYOUT(13, 72, -1, 8, 0, 56, 70, -1, 112, 120, 68, 136, 200, 184, 40, 56, VT_PY_LOCATIONS_311),
+     * str_ascii_data, str_compact_data; line_format; co_version */
+    LAYOUT(8, 24, -1, 24, 32, 104, -1, -1, 104, 112, 40, 120, 48, -1, 48, 72, VT_PY_LNOTAB, -1),
+    LAYOUT(9, 24, -1, 24, 32, 104, -1, -1, 104, 112, 40, 120, 48, -1, 48, 72, VT_PY_LNOTAB, -1),
+    LAYOUT(10, 24, -1, 24, 32, 96, -1, -1, 104, 112, 40, 120, 48, -1, 48, 72, VT_PY_LINETABLE_310,
+           -1),
+    LAYOUT(11, 56, 8, 48, 32, 56, 69, 68, 112, 120, 72, 136, 184, 168, 48, 72, VT_PY_LOCATIONS_311,
+           -1),
+    LAYOUT(12, 56, 0, 8, 0, 56, 70, -1, 112, 120, 68, 136, 192, 176, 40, 56, VT_PY_LOCATIONS_311,
+           92),
+    LAYOUT(13, 72, -1, 8, 0, 56, 70, -1, 112, 120, 68, 136, 200, 184, 40, 56, VT_PY_LOCATIONS_311,
+           92),
 };
 #undef LAYOUT
 

@@ -44,7 +44,9 @@
  * under vt_lock. No reference is held, so nothing is ever released here. The line cache
  * (frame_line) is exact the same way, and a code object met twice on one chain (recursion,
  * nested nn.Module calls) is one live object at that moment: its second frame reuses the first's
- * name. docs/benchmarks.md has the cost per frame. */
+ * name. On 3.12+ a code object's co_version, unique to it, makes its address and version an
+ * exact key: the text is not read then. The child of a fork forgets the cache with the strings.
+ * docs/benchmarks.md has the cost per frame. */
 #include "vt_internal.h"
 #include "vt_pyframes.h"
 
@@ -204,10 +206,11 @@ static inline unsigned slot_of(uint64_t a, uint64_t b, unsigned n_slots)
 
 #define NAME_CACHE_SLOTS 4096u
 /* By code object address (a hint, header). Fields are read and written with relaxed atomics:
- * any mix of two writers' values fails the text comparison at worst. */
+ * any mix of two writers' values fails the checks at worst. version_id holds the code object's
+ * co_version (3.12+, else 0) above the string id, in one word. */
 static struct {
     uintptr_t code;
-    uint32_t id;
+    uint64_t version_id;
 } name_cache[NAME_CACHE_SLOTS];
 
 /* The co_filename and co_name text of a code object; NULL in *file or *name when unreadable.
@@ -251,15 +254,23 @@ static void append(char *buf, size_t cap, size_t *used, const char *s, size_t le
     *used += len;
 }
 
-/* The string id of a code object's "path/file.py:function"; 0 when out of memory. */
+/* The string id of a code object's "path/file.py:function"; 0 when out of memory. On 3.12+ a
+ * slot whose address and co_version are the code object's is that very object (no two share a
+ * version), whose names are immutable: its id is taken without reading them. */
 static uint32_t frame_string(const void *code)
 {
+    unsigned k = slot_of((uint64_t)(uintptr_t)code, 0, NAME_CACHE_SLOTS);
+    uint64_t version_id = __atomic_load_n(&name_cache[k].version_id, __ATOMIC_RELAXED);
+    uint32_t id = (uint32_t)version_id;
+    bool same_code =
+        __atomic_load_n(&name_cache[k].code, __ATOMIC_RELAXED) == (uintptr_t)code && id;
+    uint32_t version =
+        py.layout.co_version >= 0 ? (uint32_t)vt_py_load_i32(code, py.layout.co_version) : 0;
+    if (same_code && version && (uint32_t)(version_id >> 32) == version)
+        return id;
     names_t n;
     read_names(code, &n);
-    unsigned k = slot_of((uint64_t)(uintptr_t)code, 0, NAME_CACHE_SLOTS);
-    uint32_t id = __atomic_load_n(&name_cache[k].id, __ATOMIC_RELAXED);
-    if (__atomic_load_n(&name_cache[k].code, __ATOMIC_RELAXED) == (uintptr_t)code && id &&
-        text_is(vt_string(id), &n))
+    if (same_code && text_is(vt_string(id), &n))
         return id;
     char text[VT_STRING_MAX];
     size_t used = 0;
@@ -272,9 +283,15 @@ static uint32_t frame_string(const void *code)
     vt_track_unlock();
     if (id && text_is(vt_string(id), &n)) { /* not a cut or "?" text: it can be checked again */
         __atomic_store_n(&name_cache[k].code, (uintptr_t)code, __ATOMIC_RELAXED);
-        __atomic_store_n(&name_cache[k].id, id, __ATOMIC_RELAXED);
+        __atomic_store_n(&name_cache[k].version_id, (uint64_t)version << 32 | id, __ATOMIC_RELAXED);
     }
     return id;
+}
+
+/* Fork child, with the strings forgotten: the cached ids name nothing now. Single-threaded. */
+void vt_python_forget(void)
+{
+    memset(name_cache, 0, sizeof name_cache);
 }
 
 /* ---- frame lines ---------------------------------------------------------------------------- */

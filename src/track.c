@@ -606,6 +606,7 @@ static void forget_all(void)
     vt_table_forget();
     vt_stacks_forget();
     vt_strings_forget();
+    vt_python_forget(); /* its name cache holds string ids */
     __builtin_memset(stats, 0, sizeof stats);
     __builtin_memset(cat_stats, 0, sizeof cat_stats);
     __builtin_memset(peak_by_category, 0, sizeof peak_by_category);

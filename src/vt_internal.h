@@ -499,6 +499,7 @@ void vt_strings_forget(void);
 /* vt_python_splice: this thread's Python frames (at most max_py) spliced into the n_native
  * native frames of ips (innermost first; room for VT_MAX_FRAMES); returns the new count. */
 int vt_python_splice(void **ips, int n_native, int max_py);
+void vt_python_forget(void); /* fork child: after vt_strings_forget */
 
 /* ---- symtab.c ------------------------------------------------------------------------------ */
 const char *vt_symtab_name(const char *path, uint64_t addr);

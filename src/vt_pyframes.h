@@ -23,6 +23,9 @@ typedef struct vt_py_layout_s {
     int co_firsttraceable; /* 3.11+ */
     int str_ascii_data, str_compact_data; /* sizeof PyASCIIObject, PyCompactUnicodeObject */
     vt_py_line_format_t line_format;
+    /* co_version (3.12+): set once when the code object is made, from the interpreter's counter
+     * of code and function versions (0 once it ran out), so no two code objects share one. */
+    int co_version;
     /* The interpreter's own type objects (python.c fills a copy); frame_type before 3.11. */
     const void *code_type, *str_type, *bytes_type, *frame_type;
 } vt_py_layout_t;
