@@ -22,6 +22,9 @@ need python3 command -v python3
 # Wanted for `make test`: numba runs unchanged on the simulated device (tests/capture/numba, skipped
 # without it); Debian's package is for the system interpreter.
 need python3-numba /usr/bin/python3 -c 'import numba.cuda'
+# Wanted for `make test`: `vramtrace top`'s interactive view is tested in a tmux terminal
+# (tests/system/top, skipped without it).
+need tmux command -v tmux
 [ -z "$missing" ] && exit 0
 
 if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then

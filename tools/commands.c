@@ -14,6 +14,7 @@ static const vt_command_t commands[] = {
     {"oom", cmd_oom, "out-of-memory post-mortem: oom FILE"},
     {"leaks", cmd_leaks, "device memory never freed, by call-site: leaks FILE [--top N]"},
     {"timeline", cmd_timeline, "device memory over time: timeline FILE [--csv]"},
+    {"top", cmd_top, "live view of a running job: top FILE|DIR|PID [--batch]"},
     {"check", cmd_check, "CI gate on the peaks: check FILE --max-peak SIZE"},
     {"export", cmd_export, "convert: export FILE --format perfetto|speedscope|folded|csv -o OUT"},
     {"html", cmd_html, "self-contained HTML report: html FILE [-o OUT] [--budget MODEL]"},

@@ -42,6 +42,7 @@ int cmd_report(int argc, char **argv);
 int cmd_rules(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_timeline(int argc, char **argv);
+int cmd_top(int argc, char **argv);
 int cmd_version(int argc, char **argv);
 
 /* The text of `vramtrace oom FILE` into out, without a word on stderr (the page quotes it). */

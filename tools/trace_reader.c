@@ -98,7 +98,7 @@ int vt_reader_open(vt_reader_t *r, const char *path)
 void vt_reader_release(vt_reader_t *r)
 {
     if (r->map)
-        munmap((void *)r->map, r->size);
+        munmap((void *)r->map, r->trimmed_size ? r->trimmed_size : r->size);
     free(r->strings);
     free(r->stacks);
     free(r->threads);
@@ -646,6 +646,39 @@ int vt_reader_next(vt_reader_t *r, vt_event_t *ev)
     }
     r->pos = (size_t)(c.p - r->map);
     r->n_records++;
+    return 1;
+}
+
+int vt_reader_follow(vt_reader_t *r)
+{
+    if (r->state < 0)
+        return -1;
+    if (r->seen_end)
+        return 0;
+    if (r->state == 0)
+        return 1;
+    struct stat st;
+    if (stat(r->path, &st) != 0)
+        return vt_reader_fail(r, "cannot read '%s': %s", r->path, strerror(errno));
+    size_t size = (size_t)st.st_size, mapped_len = r->trimmed_size ? r->trimmed_size : r->size;
+    if (size > mapped_len) {
+        /* The writer extended the file: map the rest. Strings are kept as offsets; the build
+         * ids of the modules point into the mapping and move with it. */
+        void *map = mremap((void *)r->map, mapped_len, size, MREMAP_MAYMOVE);
+        if (map == MAP_FAILED)
+            return vt_reader_fail(r, "cannot read '%s': %s", r->path, strerror(errno));
+        for (uint64_t i = 0; i < r->n_modules; i++)
+            if (r->modules[i].build_id)
+                r->modules[i].build_id = (const uint8_t *)map + (r->modules[i].build_id - r->map);
+        r->map = map;
+        r->trimmed_size = 0;
+    } else if (size < mapped_len) {
+        /* Trimmed at exit, after its END record: the pages past the end are gone and must not
+         * be read. The mapping keeps its length for munmap. */
+        r->trimmed_size = mapped_len;
+    }
+    r->size = size;
+    r->state = 0;
     return 1;
 }
 

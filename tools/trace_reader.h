@@ -190,7 +190,8 @@ typedef struct vt_reader_s {
     vt_trace_cache_entry_t *cache; /* VT_FORMAT_STACK_CACHE entries */
     vt_trace_slot_t *slots;
     uint32_t n_slots, cap_slots, free_top;
-    size_t mapped; /* internal: the mapping is populated (page tables filled) below this */
+    size_t mapped;       /* internal: the mapping is populated (page tables filled) below this */
+    size_t trimmed_size; /* vt_reader_follow: the mapping's length when the file shrank; 0 */
 } vt_reader_t;
 
 /* vt_reader_open: maps path and checks its preamble. Returns 0, or -1 with the reason in
@@ -204,6 +205,14 @@ int vt_reader_open(vt_reader_t *r, const char *path);
 int vt_reader_next(vt_reader_t *r, vt_event_t *ev);
 
 void vt_reader_release(vt_reader_t *r);
+
+/* vt_reader_follow: for a trace still being written (the writer stores a record's type byte
+ * last, so what the reader sees is whole). After vt_reader_next returned 0 at the end of what
+ * was written so far, looks at the file again (mapping what it grew by) so that vt_reader_next
+ * goes on from there: the file is read once, not again each time. Returns 1 while more may
+ * come, 0 once the END record was read (the process exited), -1 when the reader failed (r->err;
+ * a damaged record stays damaged). */
+int vt_reader_follow(vt_reader_t *r);
 
 /* The bytes of string id (not NUL-terminated), or NULL when id is 0 or not defined yet. */
 const char *vt_reader_string(const vt_reader_t *r, uint32_t id, uint32_t *len);
