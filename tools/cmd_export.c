@@ -5,7 +5,8 @@
  * counter track per device, one series per category, and the phases as slices per thread.
  * folded: the call-sites live at the device peak as "outer;...;leaf BYTES" lines
  * (flamegraph.pl, speedscope); speedscope: the same call-sites as a speedscope "sampled" profile
- * weighted in bytes (www.speedscope.app opens it; frames shared by name). csv: one row per ALLOC
+ * weighted in bytes (www.speedscope.app opens it; one frame per function, with its file and
+ * line). csv: one row per ALLOC
  * and FREE. perfetto and csv stream the trace; folded and speedscope replay it to the peak as
  * `report` does: memory is bounded by the live set.
  * Exit statuses: 0 ok, 1 unreadable or damaged trace (what came before the damage is still
@@ -286,53 +287,90 @@ static int on_record(void *ctx, const vt_reader_t *r, const vt_analysis_t *a, co
     return 0;
 }
 
-/* speedscope's shared frame table: one entry per distinct name, numbered in order of first use,
- * so identical functions merge in its flame views. */
-typedef struct frame_name_s {
-    char *name;
+/* speedscope's shared frame table: one entry per function, that is per distinct (name, file),
+ * numbered in order of first use, so a function called from several lines is one frame in its
+ * flame views. The key is the name, a NUL, then the file. */
+typedef struct frame_entry_s {
+    char *key;
+    size_t key_bytes;
     uint32_t index;
+    unsigned line; /* the lowest line seen in the function, the nearest to its start; 0: none */
     UT_hash_handle hh;
-} frame_name_t;
+} frame_entry_t;
 
-/* The index of NAME in the table, added if new; -1 when out of memory. */
-static int64_t frame_index(frame_name_t **table, uint32_t *n_names, const char *name)
+typedef struct frame_table_s {
+    frame_entry_t *by_key;
+    uint32_t n_frames;
+} frame_table_t;
+
+/* The index of the frame (name, file) in the table, added if new; -1 when out of memory. */
+static int64_t frame_index(frame_table_t *t, const char *name, const char *file, unsigned line)
 {
-    frame_name_t *f;
-    HASH_FIND_STR(*table, name, f);
-    if (f)
+    size_t name_bytes = strlen(name) + 1, key_bytes = name_bytes + strlen(file);
+    char *key = malloc(key_bytes + 1);
+    if (!key)
+        return -1;
+    memcpy(key, name, name_bytes);
+    memcpy(key + name_bytes, file, key_bytes - name_bytes + 1);
+    frame_entry_t *f;
+    HASH_FIND(hh, t->by_key, key, key_bytes, f);
+    if (f) {
+        free(key);
+        if (line && (!f->line || line < f->line))
+            f->line = line;
         return f->index;
-    if (!(f = malloc(sizeof(*f))) || !(f->name = strdup(name))) {
-        free(f);
+    }
+    if (!(f = malloc(sizeof(*f)))) {
+        free(key);
         return -1;
     }
-    f->index = (*n_names)++;
-    HASH_ADD_KEYPTR(hh, *table, f->name, strlen(f->name), f);
+    f->key = key;
+    f->key_bytes = key_bytes;
+    f->line = line;
+    f->index = t->n_frames++;
+    HASH_ADD_KEYPTR(hh, t->by_key, f->key, f->key_bytes, f);
     return f->index;
 }
 
-/* One site of the speedscope profile: its frames' indices, outermost first. Returns 0 or -1. */
-static int speedscope_sample(export_t *x, frame_name_t **table, uint32_t *n_names,
-                             char (*frames)[FRAME_CAP], int n, size_t i)
+/* The frames of one speedscope sample, innermost first, as indices in the table. */
+typedef struct sample_s {
+    frame_table_t *table;
+    int64_t *ids;
+    int n;
+} sample_t;
+
+/* A frame's name is its function (a native frame without one: its address); its file is the
+ * source file, else the object the code is in. */
+static int sample_frame(void *ctx, const vt_frame_t *frame)
 {
+    sample_t *s = ctx;
+    const char *name = frame->function[0] ? frame->function : frame->text;
+    const char *file = frame->file[0] ? frame->file : frame->module;
+    if ((s->ids[s->n] = frame_index(s->table, name, file, frame->line)) < 0)
+        return -1;
+    s->n++;
+    return 0;
+}
+
+/* One site of the speedscope profile: its frames' indices, outermost first. Returns 0 or -1. */
+static int speedscope_sample(export_t *x, const vt_frames_opts_t *o, const vt_reader_t *r,
+                             frame_table_t *table, int64_t *ids, const vt_site_t *site, size_t i)
+{
+    sample_t s = {table, ids, 0};
+    if (vt_frames_walk_parts(o, r, site->stack_id, sample_frame, &s) < 0)
+        return -1;
+    if (!s.n && (ids[s.n++] = frame_index(table, "[no call-site]", "", 0)) < 0)
+        return -1;
     fputs(i ? ",[" : "[", x->out);
-    if (!n) {
-        int64_t id = frame_index(table, n_names, "[no call-site]");
-        if (id < 0)
-            return -1;
-        fprintf(x->out, "%" PRId64, id);
-    }
-    for (int k = n - 1; k >= 0; k--) {
-        int64_t id = frame_index(table, n_names, frames[k]);
-        if (id < 0)
-            return -1;
-        fprintf(x->out, "%s%" PRId64, k == n - 1 ? "" : ",", id);
-    }
+    for (int k = s.n - 1; k >= 0; k--)
+        fprintf(x->out, "%s%" PRId64, k == s.n - 1 ? "" : ",", ids[k]);
     fputc(']', x->out);
     return 0;
 }
 
-/* The end of the speedscope file: the weights, then the frames in index order. */
-static void speedscope_finish(export_t *x, const char *path, frame_name_t **table,
+/* The end of the speedscope file: the weights, then the frames in index order, each with its
+ * file and line when known. */
+static void speedscope_finish(export_t *x, const char *path, frame_table_t *table,
                               const vt_site_t *sites, size_t n_sites)
 {
     uint64_t total_bytes = 0;
@@ -343,16 +381,23 @@ static void speedscope_finish(export_t *x, const char *path, frame_name_t **tabl
     }
     fprintf(x->out, "],\"startValue\":0,\"endValue\":%" PRIu64 "}],\"shared\":{\"frames\":[",
             total_bytes);
-    frame_name_t *f, *tmp;
+    frame_entry_t *f, *tmp;
     int first = 1;
-    HASH_ITER(hh, *table, f, tmp) /* insertion order: f->index */
+    HASH_ITER(hh, table->by_key, f, tmp) /* insertion order: f->index */
     {
+        const char *file = f->key + strlen(f->key) + 1;
         fputs(first ? "{\"name\":" : ",{\"name\":", x->out);
-        json_string(x->out, f->name);
+        json_string(x->out, f->key);
+        if (file[0]) {
+            fputs(",\"file\":", x->out);
+            json_string(x->out, file);
+        }
+        if (f->line)
+            fprintf(x->out, ",\"line\":%u", f->line);
         fputc('}', x->out);
         first = 0;
-        HASH_DEL(*table, f);
-        free(f->name);
+        HASH_DEL(table->by_key, f);
+        free(f->key);
         free(f);
     }
     fputs("]},\"name\":", x->out);
@@ -399,9 +444,11 @@ static int export_folded(export_t *x, const char *path)
         rc = error("'%s': out of memory", path);
     if (out_open(x) != 0)
         rc = 1;
-    frame_name_t *table = NULL;
-    uint32_t n_names = 0;
+    frame_table_t table = {NULL, 0};
+    int64_t *ids = NULL;
     if (x->out && x->format == FMT_SPEEDSCOPE) {
+        if (n_sites && !(ids = malloc((MAX_FOLDED_FRAMES + 1) * sizeof(*ids))))
+            rc = error("'%s': out of memory", path);
         fputs("{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\","
               "\"profiles\":[{\"type\":\"sampled\",\"name\":",
               x->out);
@@ -410,16 +457,16 @@ static int export_folded(export_t *x, const char *path)
     }
     vt_frames_opts_t o = {.sym = symp, .max_frames = MAX_FOLDED_FRAMES, .frame_bytes = FRAME_CAP};
     for (size_t i = 0; x->out && frames && i < n_sites; i++) {
-        folded_t f = {frames, 0};
-        vt_frames_walk(&o, &r, sites[i].stack_id, folded_frame, &f);
-        int n = f.n;
         if (x->format == FMT_SPEEDSCOPE) {
-            if (speedscope_sample(x, &table, &n_names, frames, n, i) != 0) {
+            if (!ids || speedscope_sample(x, &o, &r, &table, ids, &sites[i], i) != 0) {
                 rc = error("'%s': out of memory", path);
                 break;
             }
             continue;
         }
+        folded_t f = {frames, 0};
+        vt_frames_walk(&o, &r, sites[i].stack_id, folded_frame, &f);
+        int n = f.n;
         if (!n)
             fputs("[no call-site]", x->out);
         while (n-- > 0)
@@ -428,6 +475,7 @@ static int export_folded(export_t *x, const char *path)
     }
     if (x->out && x->format == FMT_SPEEDSCOPE)
         speedscope_finish(x, path, &table, sites, frames ? n_sites : 0);
+    free(ids);
     free(frames);
     if (symp)
         vt_symbolizer_release(symp);

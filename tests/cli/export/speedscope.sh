@@ -1,6 +1,7 @@
 # --format speedscope: the call-sites live at the device peak as one "sampled" profile weighted
-# in bytes, frames shared by name (outermost first in each sample). Its weights sum to the peak
-# and match the folded export's lines; an empty trace gives an empty, valid profile.
+# in bytes (outermost frame first in each sample). A frame is a function: {name, file, line},
+# one per (name, file), so a function called from several lines is one frame. Its weights sum
+# to the peak and match the folded export's lines; an empty trace gives an empty, valid profile.
 vt-mktrace t.vtr "$(dirname "$0")/../report/train.trace" || exit
 vramtrace export t.vtr --format speedscope -o t.json
 echo "exit $?"
@@ -15,20 +16,19 @@ import json
 for name in ("t.json", "empty.json"):
     d = json.load(open(name))
     p = d["profiles"][0]
-    frames = [f["name"] for f in d["shared"]["frames"]]
+    table = d["shared"]["frames"]
+    keys = [(f["name"], f.get("file", "")) for f in table]
     print(name, d["$schema"], p["type"], p["unit"], "samples", len(p["samples"]),
-          "frames", len(frames), "distinct", len(set(frames)) == len(frames),
+          "frames", len(table), "one per function", len(set(keys)) == len(keys),
           "endValue", p["endValue"], "sum", sum(p["weights"]))
-    folded = {}
     if name == "t.json":
+        folded = 0
         for line in open("t.folded"):
-            stack, n = line.rsplit(" ", 1)
-            folded[stack] = folded.get(stack, 0) + int(n)
-        mine = {}
+            folded += int(line.rsplit(" ", 1)[1])
+        print("same bytes as folded:", folded == sum(p["weights"]),
+              "same sites:", len(open("t.folded").readlines()) == len(p["samples"]))
+        for f in table:
+            print("frame", f)
         for s, w in zip(p["samples"], p["weights"]):
-            k = ";".join(frames[i].replace(";", ",") for i in s)
-            mine[k] = mine.get(k, 0) + w
-        print("same stacks and bytes as folded:", mine == folded)
-        for s, w in zip(p["samples"], p["weights"]):
-            print(w, " <- ".join(frames[i] for i in reversed(s)))
+            print(w, " <- ".join(table[i]["name"] for i in reversed(s)))
 PY
