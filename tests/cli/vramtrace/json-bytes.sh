@@ -42,7 +42,7 @@ p = json.load(open("perfetto.json", encoding="utf-8"))
 print("phases:", ascii(sorted({e["name"] for e in p["traceEvents"] if e["ph"] in "Bi"})))
 print("threads:", ascii(sorted({e["args"]["name"] for e in p["traceEvents"] if e["name"] == "thread_name"})))
 s = json.load(open("speedscope.json", encoding="utf-8"))
-print("frames:", ascii([f["name"] for f in s["shared"]["frames"]]))
+print("frames:", ascii([(f["name"], f.get("file"), f.get("line")) for f in s["shared"]["frames"]]))
 P
 
 # The page and the chart: well-formed UTF-8 (XML text: a bad byte as U+FFFD, a control byte as '?').
