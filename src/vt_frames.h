@@ -11,12 +11,13 @@
 
 /* True when module (an object's basename) is the CPython interpreter (libpython3.X.so, a
  * python3.X executable, the ctypes extension), libffi, the C library or the dynamic loader,
- * or vramtrace's own library. */
+ * a sanitizer runtime (its interceptors stand in for the C library's functions), or vramtrace's
+ * own library. */
 static inline bool vt_module_is_internal(const char *module)
 {
-    static const char *const prefixes[] = {"libpython", "_ctypes.",       "libffi.so",
-                                           "libc.so",   "ld-linux",       "libpthread.so",
-                                           "libdl.so",  "libvramtrace.so"};
+    static const char *const prefixes[] = {
+        "libpython", "_ctypes.",        "libffi.so",  "libc.so",    "ld-linux",    "libpthread.so",
+        "libdl.so",  "libvramtrace.so", "libasan.so", "libtsan.so", "libubsan.so", "liblsan.so"};
     if (!module)
         return false;
     for (size_t i = 0; i < sizeof prefixes / sizeof *prefixes; i++)
