@@ -79,7 +79,7 @@ int main(int argc, char **argv)
     uint32_t nodes = vt_stack_count() - nodes0;
     vt_track_unlock();
     vt_shutdown();
-    vt_track_summary();
+    vt_exit_summary();
     long items = stacks ? n - 1 : n;
     printf("footprint %s %ld %zu %.1f %u\n", what, items, added, (double)added / (double)items,
            nodes);

@@ -203,7 +203,7 @@ int main(int argc, char **argv)
     /* What libvramtrace.so's destructor does (src/preload.c): the end record, the file cut to
      * what was written. */
     vt_shutdown();
-    vt_track_summary();
+    vt_exit_summary();
     printf("trace_size %s %ld %ld %ld %u\n", mix, n_allocs + n_frees, n_allocs, n_frees, n_nodes);
     return 0;
 }

@@ -1,37 +1,16 @@
 /* SPDX-License-Identifier: MIT */
-/* Process-wide capture state: the lazy UNINIT -> INITING -> ON / OFF state machine every shim
- * goes through (hook rule 4, docs/design.md), the fork-child reset and the annotation state. Init may run inside
- * any hook, before our constructor and in a fork child, so nothing here allocates or uses
- * stdio or getenv; the only non-AS-safe calls are pthread_atfork and setenv (vt_nvtx_init), each
- * made once. */
+/* Init: the lazy UNINIT -> INITING -> ON / OFF transitions every shim goes through (hook rule 4,
+ * docs/design.md; the state itself is state.c's), the log level, the first CUDA use and the
+ * fork-child reset. Init may run inside any hook, before our constructor and in a fork child, so
+ * nothing here allocates or uses stdio or getenv; the only non-AS-safe calls are pthread_atfork
+ * and setenv (vt_nvtx_init), each made once. */
 #include "vt_internal.h"
 
 #include <errno.h>
 #include <pthread.h>
-#include <stdatomic.h>
 #include <sys/auxv.h>
 #include <unistd.h>
 
-__thread int vt_in_hook __attribute__((tls_model("initial-exec")));
-__thread int vt_cancel_saved __attribute__((tls_model("initial-exec")));
-static atomic_ulong vt_n_dropped_nested_;
-
-void vt_note_dropped(void)
-{
-    atomic_fetch_add_explicit(&vt_n_dropped_nested_, 1, memory_order_relaxed);
-}
-
-unsigned long vt_n_dropped_nested(void)
-{
-    return atomic_load_explicit(&vt_n_dropped_nested_, memory_order_relaxed);
-}
-
-/* Read by the inline fast paths in vt_internal.h (__atomic builtins on plain objects, so the
- * header needs no <stdatomic.h>); written only here. */
-int vt_state_word = VT_STATE_UNINIT;
-bool vt_paused_word;
-bool vt_cuda_used_word;
-static atomic_ulong vt_n_marks_;
 static bool vt_atfork_registered; /* written only by the thread that holds INITING */
 
 /* vt_init_decide: the state init settles in. A secure-execution process (setuid, setgid, file
@@ -76,6 +55,7 @@ static vt_state_t init_once(void)
     /* In a secure process we do not even read the environment: no warnings on its behalf. */
     if (!secure && !vt_options_parsed())
         vt_options_parse(environ);
+    vt_log_set_level(vt_option_is_enabled(VT_OPTION_QUIET), (int)vt_option_get(VT_OPTION_VERBOSE));
     vt_state_t next = vt_init_decide(secure, !secure && vt_option_is_enabled(VT_OPTION_DISABLE));
     if (next == VT_STATE_OFF) {
         vt_log(1, "disabled by %s", secure ? "secure execution (AT_SECURE)" : "VRAMTRACE_DISABLE");
@@ -149,18 +129,6 @@ void vt_cuda_first_use(void)
     pthread_setcancelstate(cancel_state, &cancel_state);
 }
 
-vt_state_t vt_state(void)
-{
-    return (vt_state_t)__atomic_load_n(&vt_state_word, __ATOMIC_ACQUIRE);
-}
-
-/* vt_shutdown: final; shims forward without recording from now on, CUDA tears down after us
- * (hook rule 12); vt_preload_dtor writes the summary and closes the trace after it. AS-safe. */
-void vt_shutdown(void)
-{
-    __atomic_store_n(&vt_state_word, VT_STATE_OFF, __ATOMIC_RELEASE);
-}
-
 /* vt_reset_after_fork: the pthread_atfork child handler (single-threaded context). A traced
  * child starts over lazily: UNINIT, so its first hook re-inits (keeping the parsed options)
  * and, later, opens its own trace file. With VRAMTRACE_FOLLOW_FORK=0 the child goes OFF. A
@@ -172,27 +140,4 @@ void vt_reset_after_fork(void)
         return;
     vt_state_t next = vt_option_is_enabled(VT_OPTION_FOLLOW_FORK) ? VT_STATE_UNINIT : VT_STATE_OFF;
     __atomic_store_n(&vt_state_word, (int)next, __ATOMIC_RELEASE);
-}
-
-/* vt_set_paused: vramtrace_pause/resume. Not nested: one resume undoes any number of pauses,
- * like cudaProfilerStart/Stop. While paused, the shims record no new allocations (frees are
- * still seen, so memory allocated before the pause leaves the books). AS-safe. */
-void vt_set_paused(bool paused)
-{
-    __atomic_store_n(&vt_paused_word, paused, __ATOMIC_RELAXED);
-    vt_log(2, "%s", paused ? "paused" : "resumed");
-}
-
-/* vt_mark: vramtrace_mark: counts the mark, records it in the trace (a MARK record) and, at
- * VRAMTRACE_VERBOSE >= 2, logs the label. AS-safe. */
-void vt_mark(const char *label)
-{
-    atomic_fetch_add_explicit(&vt_n_marks_, 1, memory_order_relaxed);
-    vt_track_label(VT_REC_MARK, label);
-    vt_log(2, "mark '%.128s'", label);
-}
-
-unsigned long vt_n_marks(void)
-{
-    return atomic_load_explicit(&vt_n_marks_, memory_order_relaxed);
 }

@@ -189,12 +189,24 @@ static void vt_vline(const char *fmt, va_list ap)
     errno = saved_errno;
 }
 
+/* The levels vt_log prints, set by init from VRAMTRACE_QUIET and VRAMTRACE_VERBOSE (the log
+ * sits below the options, which warn through it). Relaxed atomics: set once by the thread that
+ * runs init, read by any. */
+static bool vt_log_quiet;
+static int vt_log_verbose;
+
+void vt_log_set_level(bool quiet, int verbose)
+{
+    __atomic_store_n(&vt_log_quiet, quiet, __ATOMIC_RELAXED);
+    __atomic_store_n(&vt_log_verbose, verbose, __ATOMIC_RELAXED);
+}
+
 /* vt_log: a diagnostic line. Level 0 is the normal output (the exit summary), silenced by
  * VRAMTRACE_QUIET; level n > 0 prints only when VRAMTRACE_VERBOSE >= n. AS-safe. */
 void vt_log(int level, const char *fmt, ...)
 {
-    if (level == 0 ? vt_option_is_enabled(VT_OPTION_QUIET)
-                   : vt_option_get(VT_OPTION_VERBOSE) < level)
+    if (level == 0 ? __atomic_load_n(&vt_log_quiet, __ATOMIC_RELAXED)
+                   : __atomic_load_n(&vt_log_verbose, __ATOMIC_RELAXED) < level)
         return;
     va_list ap;
     va_start(ap, fmt);

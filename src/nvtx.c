@@ -2,8 +2,8 @@
 /* NVTX v3 ranges as phases. NVTX is header-only: every DSO that uses it carries its own copy, and
  * each copy, at its first call, dlopen()s $NVTX_INJECTION64_PATH and calls the library's exported
  * InitializeInjectionNvtx2 (nvtx3/nvtxDetail/nvtxInit.h); LD_PRELOAD alone is never discovered
- * (docs/nvtx.md). So init points the variable at this library when
- * nobody else has, and InitializeInjectionNvtx2, called once per NVTX copy, writes our handlers
+ * (docs/nvtx.md). So init points the variable at this library when nobody else has
+ * (nvtx_inject.c), and InitializeInjectionNvtx2, called once per NVTX copy, writes our handlers
  * into that copy's callback table. Push/pop ranges become the per-thread phase path of
  * categorize.c; start/end ranges and marks are recorded but leave the path alone (docs/nvtx.md).
  * Handlers run on the program's threads at NVTX call rate: no malloc, no stdio, no getenv; only
@@ -11,13 +11,8 @@
 #include "vt_internal.h"
 #include "vt_nvtx.h"
 
-#include <dlfcn.h>
-#include <limits.h>
-#include <link.h>
 #include <stdatomic.h>
-#include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #define NAME_BYTES        256 /* a wide or registered name, converted; longer ones are cut */
 #define DEPTH_SLOTS       16  /* push depth per domain: slot 0 the default domain */
@@ -468,68 +463,4 @@ VT_EXPORT int InitializeInjectionNvtx2(NvtxGetExportTableFunc_t get_export_table
     unsigned long k = atomic_fetch_add_explicit(&n_instances, 1, memory_order_relaxed) + 1;
     vt_log(2, "nvtx: handlers installed in NVTX instance %lu", k);
     return 1;
-}
-
-/* Whether init left NVTX_INJECTION64_PATH for the first CUDA use (vt_nvtx_cuda_used). */
-static bool injection_pending;
-
-static int find_cuda(struct dl_phdr_info *info, size_t size, void *data)
-{
-    (void)size;
-    (void)data;
-    const char *slash = info->dlpi_name ? strrchr(info->dlpi_name, '/') : NULL;
-    const char *name = slash ? slash + 1 : info->dlpi_name ? info->dlpi_name : "";
-    return strncmp(name, "libcuda.so", 10) == 0 || strncmp(name, "libcudart.so", 12) == 0;
-}
-
-/* Points NVTX_INJECTION64_PATH at this library, unless the variable is already in the
- * environment (even empty): Nsight Systems and other tools use it, and theirs wins. Only when
- * this code is the loaded libvramtrace.so (InitializeInjectionNvtx2 is in the dynamic symbol
- * table of the object that holds it), not when the core is linked into a test program. NVTX's
- * dlopen of this path returns the object already loaded by LD_PRELOAD, so no second copy and no
- * new initial-exec TLS is needed (tests/capture/nvtx checks both). */
-static void set_injection(void)
-{
-    static const char var[] = "NVTX_INJECTION64_PATH";
-    for (char **e = environ; e && *e; e++) {
-        if (strncmp(*e, var, sizeof var - 1) == 0 && (*e)[sizeof var - 1] == '=') {
-            vt_log(2, "nvtx: %s is set ('%.256s'): not replacing it", var, *e + sizeof var);
-            return;
-        }
-    }
-    Dl_info info;
-    if (!dladdr((void *)InitializeInjectionNvtx2, &info) || !info.dli_fname || !info.dli_sname ||
-        strcmp(info.dli_sname, "InitializeInjectionNvtx2") != 0)
-        return;
-    /* A relative LD_PRELOAD path would break for children that change directory. */
-    static char abs_path[PATH_MAX];
-    const char *path = info.dli_fname;
-    if (path[0] != '/' && realpath(path, abs_path))
-        path = abs_path;
-    if (setenv(var, path, 0) != 0)
-        vt_warn("cannot set %s: NVTX ranges will not be seen", var);
-    else
-        vt_log(3, "nvtx: %s=%s", var, path);
-}
-
-/* vt_nvtx_init: the environment is changed only for processes that use CUDA. A process that has
- * the driver or the runtime loaded at init (linked against it) gets the variable now, before
- * any NVTX call of its own reads it; any other process (Python, a shell, a compiler) only at
- * its first CUDA use (vt_nvtx_cuda_used): an NVTX range it opens before that is not seen.
- * setenv allocates and is not thread-safe against a concurrent getenv, which is why it is done
- * once, from our constructor when it can. */
-void vt_nvtx_init(void)
-{
-    if (dl_iterate_phdr(find_cuda, NULL))
-        set_injection();
-    else
-        injection_pending = true;
-}
-
-void vt_nvtx_cuda_used(void)
-{
-    if (injection_pending) {
-        injection_pending = false;
-        set_injection();
-    }
 }

@@ -222,7 +222,7 @@ __attribute__((destructor)) static void vt_preload_dtor(void)
     bool was_on = vt_is_on();
     vt_shutdown();
     if (was_on && vt_cuda_used())
-        vt_track_summary();
+        vt_exit_summary();
 }
 
 VT_EXPORT void vramtrace_mark(const char *label)

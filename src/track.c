@@ -1,87 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /* The core the shims call and the tests link directly (heaptrack libheaptrack.cpp): it keeps
  * the live table, the live bytes and peaks per series and device, and the call totals. One
- * lock, vt_lock, guards all of it and is never held across a CUDA call (hook rule 8, docs/design.md). No
- * malloc, no stdio: everything is AS-safe (vt_lock is an atomic word and the futex system
- * call). */
+ * lock, vt_lock (lock.c, vt_lock.h), guards all of it and is never held across a CUDA call (hook
+ * rule 8, docs/design.md). No malloc, no stdio: everything is AS-safe (vt_lock is an atomic word
+ * and the futex system call). */
 #include "vt_internal.h"
+#include "vt_lock.h"
 
-#include <linux/futex.h>
 #include <stdatomic.h>
-#include <sys/syscall.h>
-#include <time.h>
-#include <unistd.h>
-
-/* vt_lock: a futex lock (Drepper, "Futexes Are Tricky", mutex 3) whose word holds its owner:
- * 0 free, the owner's thread id when held, with LOCK_WAITERS when waiters may be asleep.
- * Uncontended, a round trip is one compare-exchange and one exchange, against ~45 instructions
- * of glibc's pthread_mutex_lock + unlock, and a pair of allocation and free takes it twice
- * (three glibc round trips were ~190 of the ~1 470 instructions a pair added at depth 0:
- * docs/benchmarks.md). Like a default pthread mutex it is not recursive and not fair. Unlike
- * one, it may be reset in the fork child (vt_track_after_fork_child) without undefined
- * behaviour, it is AS-safe, and a thread can tell that it holds it: a signal handler that forks
- * while its thread holds the lock must not wait for it (vt_track_fork_prepare).
- * ThreadSanitizer sees the acquire and release of the atomics. */
-#define LOCK_WAITERS (1 << 30) /* thread ids are below 2^22 (PID_MAX_LIMIT) */
-static atomic_int vt_lock_word;
-
-/* This thread's id, cached (reset in the fork child, whose thread has a new one). */
-static __thread uint32_t tls_tid __attribute__((tls_model("initial-exec")));
-
-static inline uint32_t current_tid(void)
-{
-    if (VT_UNLIKELY(!tls_tid))
-        tls_tid = (uint32_t)syscall(SYS_gettid);
-    return tls_tid;
-}
-
-static void lock_slow(int self, int c)
-{
-    /* A short spin first: the critical sections are a few hundred instructions. */
-    for (int spin = 0; spin < 64 && c != 0; spin++) {
-#if defined(__x86_64__) || defined(__i386__)
-        __builtin_ia32_pause();
-#endif
-        c = atomic_load_explicit(&vt_lock_word, memory_order_relaxed);
-        if (c == 0 && atomic_compare_exchange_strong_explicit(
-                          &vt_lock_word, &c, self, memory_order_acquire, memory_order_relaxed))
-            return;
-    }
-    for (;;) {
-        if (c == 0) {
-            /* Taken as contended: others may still sleep, so the release must wake one. */
-            if (atomic_compare_exchange_strong_explicit(&vt_lock_word, &c, self | LOCK_WAITERS,
-                                                        memory_order_acquire, memory_order_relaxed))
-                return;
-            continue;
-        }
-        if (!(c & LOCK_WAITERS)) {
-            int want = c | LOCK_WAITERS;
-            if (!atomic_compare_exchange_strong_explicit(
-                    &vt_lock_word, &c, want, memory_order_relaxed, memory_order_relaxed))
-                continue;
-            c = want;
-        }
-        syscall(SYS_futex, &vt_lock_word, FUTEX_WAIT_PRIVATE, c, NULL, NULL, 0);
-        c = atomic_load_explicit(&vt_lock_word, memory_order_relaxed);
-    }
-}
-
-static inline void vt_lock_take(void)
-{
-    int self = (int)current_tid(), c = 0;
-    if (VT_LIKELY(atomic_compare_exchange_strong_explicit(
-            &vt_lock_word, &c, self, memory_order_acquire, memory_order_relaxed)))
-        return;
-    lock_slow(self, c);
-}
-
-static inline void vt_lock_give(void)
-{
-    if (VT_UNLIKELY(atomic_exchange_explicit(&vt_lock_word, 0, memory_order_release) &
-                    LOCK_WAITERS))
-        syscall(SYS_futex, &vt_lock_word, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
-}
 
 static vt_series_stats_t stats[VT_SERIES_COUNT][VT_MAX_DEVICES];
 static vt_totals_t totals;
@@ -91,13 +17,6 @@ static uint64_t peak_by_category[VT_MAX_DEVICES][VT_CAT_COUNT];   /* live at the
 /* Graph memory is one pseudo-entry per device in the device series, keyed where no address
  * can be (the top of the address space), resized to each sample of the driver's reserve. */
 #define GRAPH_KEY(device) (~0ULL - (uint64_t)(device))
-
-uint64_t vt_now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 static int clamp_device(int device)
 {
@@ -221,7 +140,7 @@ static void fill_proto(vt_alloc_t *a, uint32_t space, int series, int device, ui
     a->size_bytes = size_bytes;
     a->api = (uint16_t)api;
     a->t_ns = vt_now_ns();
-    a->tid = current_tid();
+    a->tid = vt_current_tid();
 }
 
 /* vt_track_alloc_at: a successful allocation of size_bytes at key in series, made at call-site
@@ -351,6 +270,22 @@ void vt_track_phase_pop(void)
     vt_lock_take();
     vt_writer_phase_pop();
     vt_lock_give();
+}
+
+/* vt_mark: vramtrace_mark: counts the mark, records it in the trace (a MARK record) and, at
+ * VRAMTRACE_VERBOSE >= 2, logs the label. AS-safe. */
+static atomic_ulong vt_n_marks_;
+
+void vt_mark(const char *label)
+{
+    atomic_fetch_add_explicit(&vt_n_marks_, 1, memory_order_relaxed);
+    vt_track_label(VT_REC_MARK, label);
+    vt_log(2, "mark '%.128s'", label);
+}
+
+unsigned long vt_n_marks(void)
+{
+    return atomic_load_explicit(&vt_n_marks_, memory_order_relaxed);
 }
 
 /* ---- VMM: physical handles count from cuMemCreate until the last release and unmap ------ */
@@ -545,22 +480,6 @@ void vt_track_device(int device, const vt_device_info_t *info)
     vt_lock_give();
 }
 
-/* The name of an API id: the hooked entry point's export name. */
-const char *vt_api_name(vt_api_t api)
-{
-    static const char *const names[VT_API_COUNT] = {
-        "none",
-#define VT_HOOK_CU(name, base, ver, variant) #name,
-#define VT_HOOK_RT(name)                     #name,
-#define VT_REAL_CU(name)
-#include "hooks.def"
-#undef VT_HOOK_CU
-#undef VT_HOOK_RT
-#undef VT_REAL_CU
-    };
-    return api < VT_API_COUNT ? names[api] : "unknown";
-}
-
 /* ---- queries, reset, fork ------------------------------------------------------------------ */
 
 bool vt_track_stats(vt_series_t series, int device, vt_series_stats_t *out)
@@ -630,16 +549,6 @@ void vt_track_reset(void)
     vt_lock_give();
 }
 
-void vt_track_lock(void)
-{
-    vt_lock_take();
-}
-
-void vt_track_unlock(void)
-{
-    vt_lock_give();
-}
-
 /* Set by vt_track_fork_prepare when this thread held vt_lock as it forked: a signal handler
  * interrupted vramtrace's own work inside the lock and called fork. */
 static __thread bool tls_forked_inside __attribute__((tls_model("initial-exec")));
@@ -650,8 +559,7 @@ static __thread bool tls_forked_inside __attribute__((tls_model("initial-exec"))
  * it keeps every structure as it is (vt_track_after_fork_child). */
 void vt_track_fork_prepare(void)
 {
-    int owner = atomic_load_explicit(&vt_lock_word, memory_order_relaxed) & ~LOCK_WAITERS;
-    if (owner == (int)current_tid()) {
+    if (vt_lock_held_here()) {
         tls_forked_inside = true;
         return;
     }
@@ -675,59 +583,31 @@ void vt_track_fork_parent(void)
  * child records nothing (the caller turns it OFF). */
 bool vt_track_after_fork_child(void)
 {
-    tls_tid = 0;
+    vt_lock_forget_tid();
     if (tls_forked_inside) {
         tls_forked_inside = false;
         vt_writer_after_fork_inside();
         return false;
     }
-    atomic_store_explicit(&vt_lock_word, 0, memory_order_release);
+    vt_lock_reset();
     forget_all();
     vt_writer_after_fork_child();
     return true;
 }
 
-/* ---- the exit summary ----------------------------------------------------------------------- */
+/* ---- the end of the trace -------------------------------------------------------------------- */
 
-static const char *const series_names[VT_SERIES_COUNT] = {"device", "pinned", "managed",
-                                                          "imported"};
-
-/* " (weights 16.0 MiB, optimizer 32.0 MiB, …)": the three largest categories at the device's
- * peak, largest first; empty when nothing was categorized. */
-static void summary_top_categories(char *buf, size_t cap, int device)
+/* vt_track_close: the END record and the trace closed (with each series' peak first when the
+ * trace was capped), in one hold of vt_lock with the snapshot of the figures the exit summary
+ * prints (summary.c): the stats per series and device, the totals with the dropped calls, and
+ * the trace's name as shown. */
+void vt_track_close(vt_series_stats_t snap[VT_SERIES_COUNT][VT_MAX_DEVICES], vt_totals_t *t,
+                    const char **trace_path, bool *partial)
 {
-    uint64_t at_peak[VT_CAT_COUNT];
     vt_lock_take();
-    __builtin_memcpy(at_peak, peak_by_category[device], sizeof at_peak);
-    vt_lock_give();
-    size_t used = 0;
-    for (int shown = 0; shown < 3; shown++) {
-        int best = -1;
-        for (int c = 0; c < VT_CAT_COUNT; c++)
-            if (at_peak[c] && (best < 0 || at_peak[c] > at_peak[best]))
-                best = c;
-        if (best < 0)
-            break;
-        char bytes[32];
-        vt_fmt_bytes(bytes, sizeof bytes, at_peak[best]);
-        used += vt_fmt(buf + used, used < cap ? cap - used : 0, "%s%s %s", shown ? ", " : " (",
-                       vt_category_names[best], bytes);
-        at_peak[best] = 0;
-    }
-    if (used)
-        vt_fmt(buf + used, used < cap ? cap - used : 0, ")");
-}
-
-/* vt_track_summary: one line on stderr (unless VRAMTRACE_QUIET), and with VRAMTRACE_VERBOSE >= 1
- * one machine-readable "stats" line per series and device that saw memory, then the totals. */
-void vt_track_summary(void)
-{
-    vt_series_stats_t snap[VT_SERIES_COUNT][VT_MAX_DEVICES];
-    vt_totals_t t;
-    vt_lock_take();
-    __builtin_memcpy(snap, stats, sizeof snap);
-    t = totals;
-    t.n_dropped += vt_n_dropped_nested(); /* calls a signal handler made inside vramtrace */
+    __builtin_memcpy(snap, stats, sizeof stats);
+    *t = totals;
+    t->n_dropped += vt_n_dropped_nested(); /* calls a signal handler made inside vramtrace */
     if (vt_writer_capped()) {
         for (int series = 0; series < VT_SERIES_COUNT; series++)
             for (int d = 0; d < VT_MAX_DEVICES; d++)
@@ -736,63 +616,18 @@ void vt_track_summary(void)
                                    stats[series][d].peak_t_ns,
                                    series == VT_SERIES_DEVICE ? peak_by_category[d] : NULL);
     }
-    vt_writer_close(&t);
-    bool partial = false;
-    const char *trace_path = vt_writer_path_shown(&partial);
+    vt_writer_close(t);
+    *partial = false;
+    *trace_path = vt_writer_path_shown(partial);
     vt_lock_give();
+}
 
-    int peak_device = 0;
-    uint64_t live_device_bytes = 0;
-    for (int series = 0; series < VT_SERIES_COUNT; series++) {
-        for (int d = 0; d < VT_MAX_DEVICES; d++) {
-            const vt_series_stats_t *s = &snap[series][d];
-            if (!s->n_allocs && !s->peak_bytes)
-                continue;
-            vt_log(1,
-                   "stats %s device=%d live=%llu peak=%llu peak_t_ns=%llu allocs=%llu frees=%llu",
-                   series_names[series], d, (unsigned long long)s->live_bytes,
-                   (unsigned long long)s->peak_bytes, (unsigned long long)s->peak_t_ns,
-                   (unsigned long long)s->n_allocs, (unsigned long long)s->n_frees);
-            if (series == VT_SERIES_DEVICE) {
-                live_device_bytes += s->live_bytes;
-                if (s->peak_bytes > snap[VT_SERIES_DEVICE][peak_device].peak_bytes)
-                    peak_device = d;
-            }
-        }
-    }
-    for (int d = 0; d < VT_MAX_DEVICES; d++) {
-        if (!snap[VT_SERIES_DEVICE][d].n_allocs)
-            continue;
-        vt_series_stats_t cats[VT_CAT_COUNT];
-        uint64_t at_peak[VT_CAT_COUNT];
-        vt_lock_take();
-        __builtin_memcpy(cats, cat_stats[d], sizeof cats);
-        __builtin_memcpy(at_peak, peak_by_category[d], sizeof at_peak);
-        vt_lock_give();
-        for (int c = 0; c < VT_CAT_COUNT; c++) {
-            if (!cats[c].n_allocs)
-                continue;
-            vt_log(1,
-                   "category %s device=%d live=%llu peak=%llu peak_t_ns=%llu at_device_peak=%llu "
-                   "allocs=%llu frees=%llu",
-                   vt_category_names[c], d, (unsigned long long)cats[c].live_bytes,
-                   (unsigned long long)cats[c].peak_bytes, (unsigned long long)cats[c].peak_t_ns,
-                   (unsigned long long)at_peak[c], (unsigned long long)cats[c].n_allocs,
-                   (unsigned long long)cats[c].n_frees);
-        }
-    }
-    vt_log(1, "stats totals allocs=%llu frees=%llu failed=%llu unmatched_frees=%llu dropped=%llu",
-           (unsigned long long)t.n_allocs, (unsigned long long)t.n_frees,
-           (unsigned long long)t.n_failed, (unsigned long long)t.n_unmatched_frees,
-           (unsigned long long)t.n_dropped);
-    char peak[32], live[32], top[160] = "";
-    vt_fmt_bytes(peak, sizeof peak, snap[VT_SERIES_DEVICE][peak_device].peak_bytes);
-    vt_fmt_bytes(live, sizeof live, live_device_bytes);
-    summary_top_categories(top, sizeof top, peak_device);
-    vt_log(0,
-           "peak %s of device memory on device %d%s, %llu allocs, %llu frees, %llu failed, %s "
-           "live at exit, %strace '%s'",
-           peak, peak_device, top, (unsigned long long)t.n_allocs, (unsigned long long)t.n_frees,
-           (unsigned long long)t.n_failed, live, partial ? "partial " : "",
-           trace_path ? trace_path : "none");
+/* The stats of each category of a device and their live bytes at its peak, in one hold. */
+void vt_track_category_snapshot(int device, vt_series_stats_t cats[VT_CAT_COUNT],
+                                uint64_t at_peak[VT_CAT_COUNT])
+{
+    vt_lock_take();
+    __builtin_memcpy(cats, cat_stats[device], sizeof cat_stats[device]);
+    __builtin_memcpy(at_peak, peak_by_category[device], sizeof peak_by_category[device]);
+    vt_lock_give();
 }

@@ -48,6 +48,7 @@ extern bool vt_table_oom;
 size_t vt_fmt(char *buf, size_t cap, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 size_t vt_vfmt(char *buf, size_t cap, const char *fmt, va_list ap);
 void vt_log(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void vt_log_set_level(bool quiet, int verbose); /* init: VRAMTRACE_QUIET, VRAMTRACE_VERBOSE */
 void vt_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 size_t vt_fmt_bytes(char *buf, size_t cap, uint64_t bytes);
 void vt_escape(char *buf, size_t cap, const char *s);
@@ -83,7 +84,7 @@ int vt_parse_bool(const char *s, bool *out);
 int vt_parse_int(const char *s, long long *out);
 int vt_parse_size(const char *s, unsigned long long *out);
 
-/* ---- init.c ----------------------------------------------------------------------------- */
+/* ---- state.c: the capture state every layer reads (init.c moves it) ----------------------- */
 typedef enum vt_state_e { VT_STATE_UNINIT, VT_STATE_INITING, VT_STATE_ON, VT_STATE_OFF } vt_state_t;
 
 /* Reentrancy guard for hooks (hook rule 3, docs/design.md); initial-exec so reading it never
@@ -155,6 +156,24 @@ static inline void vt_guard_leave(void)
 extern int vt_state_word;
 extern bool vt_paused_word;
 extern bool vt_cuda_used_word;
+static inline bool vt_is_on(void)
+{
+    return __atomic_load_n(&vt_state_word, __ATOMIC_ACQUIRE) == VT_STATE_ON;
+}
+vt_state_t vt_state(void);
+void vt_shutdown(void);
+void vt_set_paused(bool paused);
+/* vramtrace_pause(): no new allocations are recorded (frees still are). */
+static inline bool vt_is_paused(void)
+{
+    return __atomic_load_n(&vt_paused_word, __ATOMIC_RELAXED);
+}
+static inline bool vt_cuda_used(void)
+{
+    return __atomic_load_n(&vt_cuda_used_word, __ATOMIC_RELAXED);
+}
+
+/* ---- init.c: the lazy init every entry point goes through --------------------------------- */
 void vt_ensure_init_slow(void);
 /* vt_ensure_init: makes sure init has run; one acquire load once it has (hook rule 4). */
 static inline void vt_ensure_init(void)
@@ -163,21 +182,8 @@ static inline void vt_ensure_init(void)
     if (__builtin_expect(s != VT_STATE_ON && s != VT_STATE_OFF, 0))
         vt_ensure_init_slow();
 }
-static inline bool vt_is_on(void)
-{
-    return __atomic_load_n(&vt_state_word, __ATOMIC_ACQUIRE) == VT_STATE_ON;
-}
-vt_state_t vt_state(void);
 vt_state_t vt_init_decide(bool secure, bool disabled);
-void vt_shutdown(void);
 void vt_reset_after_fork(void);
-void vt_set_paused(bool paused);
-/* vramtrace_pause(): no new allocations are recorded (frees still are). */
-static inline bool vt_is_paused(void)
-{
-    return __atomic_load_n(&vt_paused_word, __ATOMIC_RELAXED);
-}
-void vt_mark(const char *label);
 /* vt_note_cuda_used: a CUDA door was passed while ON. Until then the library stays silent:
  * LD_PRELOAD reaches every child of a traced program (compilers, shells, nvidia-smi), and
  * those get no summary line and no file. The store only once: no shared line written per call. */
@@ -187,11 +193,6 @@ static inline void vt_note_cuda_used(void)
     if (VT_UNLIKELY(!__atomic_load_n(&vt_cuda_used_word, __ATOMIC_RELAXED)))
         vt_cuda_first_use();
 }
-static inline bool vt_cuda_used(void)
-{
-    return __atomic_load_n(&vt_cuda_used_word, __ATOMIC_RELAXED);
-}
-unsigned long vt_n_marks(void);
 
 /* Function pointers tests replace to inject faults (docs/style.md, "Tests"; jemalloc JET_MUTABLE). They stay
  * writable in every build because one object library serves both the preload and the unit
@@ -210,6 +211,14 @@ typedef enum vt_api_e {
 #undef VT_REAL_CU
     VT_API_COUNT
 } vt_api_t;
+
+/* ---- api_names.c, clock.c: the base every layer names calls and times records with --------- */
+const char *vt_api_name(vt_api_t api); /* the hooked entry point's export name */
+uint64_t vt_now_ns(void);              /* CLOCK_MONOTONIC */
+
+/* ---- lock.c: vt_lock (vt_lock.h), out of line for the files off the recording path ---------- */
+void vt_track_lock(void);
+void vt_track_unlock(void);
 
 /* ---- arena.c ------------------------------------------------------------------------------ */
 /* vt_arena_alloc (zeroed, 16-byte aligned, NULL when out of memory) and vt_arena_free are
@@ -320,7 +329,6 @@ static inline void vt_inflight_sub(uint64_t bytes)
     __atomic_fetch_sub(&vt_inflight_bytes, bytes, __ATOMIC_SEQ_CST);
 }
 
-uint64_t vt_now_ns(void);
 typedef struct vt_callsite_s vt_callsite_t;
 /* vt_track_alloc_at returns the allocation's timestamp (vt_now_ns). */
 uint64_t vt_track_alloc_at(vt_series_t series, int device, uint64_t key, uint64_t size_bytes,
@@ -387,12 +395,15 @@ void vt_track_totals(vt_totals_t *out);
 bool vt_track_category_stats(int device, int category, vt_series_stats_t *out);
 bool vt_track_peak_by_category(int device, uint64_t out[VT_CAT_COUNT]);
 void vt_track_reset(void);
-void vt_track_lock(void);
-void vt_track_unlock(void);
+void vt_mark(const char *label); /* vramtrace_mark and NVTX marks: a MARK record */
+unsigned long vt_n_marks(void);
 void vt_track_fork_prepare(void);
 void vt_track_fork_parent(void);
 bool vt_track_after_fork_child(void); /* false: forked inside vramtrace's work: go OFF */
-void vt_track_summary(void);          /* the exit line(s) on stderr */
+void vt_track_close(vt_series_stats_t snap[VT_SERIES_COUNT][VT_MAX_DEVICES], vt_totals_t *t,
+                    const char **trace_path, bool *partial);
+void vt_track_category_snapshot(int device, vt_series_stats_t cats[VT_CAT_COUNT],
+                                uint64_t at_peak[VT_CAT_COUNT]);
 
 /* ---- unwind.c, stacks.c, modules.c: call-sites ------------------------------------------- */
 #define VT_MAX_FRAMES 256 /* VRAMTRACE_DEPTH's upper bound */
@@ -522,12 +533,15 @@ void vt_phase_pop(void);
 const char *vt_phase_current(void);
 
 /* ---- nvtx.c: NVTX v3 ranges as phases (InitializeInjectionNvtx2 is exported) ---------------- */
-void vt_nvtx_init(void);      /* once, from init: NVTX_INJECTION64_PATH -> us, unless set */
-void vt_nvtx_cuda_used(void); /* the process's first CUDA use: the variable if init left it */
 bool vt_nvtx_range_name(uint64_t id, char *buf, size_t cap); /* an open start/end range */
 
-/* ---- oom.c ----------------------------------------------------------------------------------- */
+/* ---- nvtx_inject.c: NVTX_INJECTION64_PATH pointed at us ------------------------------------- */
+void vt_nvtx_init(void);      /* once, from init: NVTX_INJECTION64_PATH -> us, unless set */
+void vt_nvtx_cuda_used(void); /* the process's first CUDA use: the variable if init left it */
+
+/* ---- oom.c, summary.c: the reports on stderr ------------------------------------------------- */
 void vt_oom_report(int device, vt_api_t api, uint64_t requested_bytes, const vt_callsite_t *cs);
+void vt_exit_summary(void); /* the trace closed, then the exit line(s) */
 
 /* ---- writer.c: the trace file (vt_lock held) ---------------------------------------------- */
 void vt_writer_alloc(const vt_alloc_t *a, bool implicit);
@@ -572,7 +586,6 @@ void *vt_resolve_real(size_t slot_offset, const char *name);
 void vt_substitute(const char *symbol, void **pfn, int cuda_version, uint64_t flags);
 void *vt_dlsym_intercept(void *handle, const char *name);
 bool vt_is_own_address(const void *p);
-const char *vt_api_name(vt_api_t api);
 int vt_current_device(void);          /* from the real driver; 0 when unknown */
 int vt_device_of_pointer(uint64_t p); /* from the real driver; -1 when unknown */
 

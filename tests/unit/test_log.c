@@ -121,7 +121,7 @@ static void test_lines(void)
     vt_capture_end(out, sizeof(out));
     VT_CHECK_STR("log level 0 shown, 1 hidden by default", out, "vramtrace: peak 5 MiB\n");
 
-    vt_options_parse((char *[]){"VRAMTRACE_QUIET=1", "VRAMTRACE_VERBOSE=1", NULL});
+    vt_log_set_level(true, 1); /* as init sets it for VRAMTRACE_QUIET=1 VRAMTRACE_VERBOSE=1 */
     vt_capture_begin();
     vt_log(0, "summary");
     vt_log(1, "one");
@@ -142,7 +142,7 @@ static void test_lines(void)
     VT_CHECK_EQ("long line cut to the buffer", strlen(out), 511);
     VT_CHECK("long line prefix", strncmp(out, "vramtrace: aaa", 14) == 0);
     VT_CHECK_EQ("long line ends in newline", out[510], '\n');
-    vt_options_parse((char *[]){NULL});
+    vt_log_set_level(false, 0);
 }
 
 int main(void)

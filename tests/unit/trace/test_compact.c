@@ -311,7 +311,7 @@ static void test_round_trip(void)
     slots_run_out();
     steps(4000, 0x7c0000000000ULL); /* past the first 1 MiB chunk */
     vt_shutdown();
-    vt_track_summary(); /* what the destructor does: END, the file trimmed */
+    vt_exit_summary(); /* what the destructor does: END, the file trimmed */
     const char *path = tmp_path("whole.vtr");
     int rc;
     vt_reader_t r;
@@ -508,7 +508,7 @@ int main(int argc, char **argv)
         do_free(VT_SERIES_DEVICE, true, 7, VT_API_cuMemRelease, false, true);
         many_threads(3);
         vt_shutdown();
-        vt_track_summary(); /* what the destructor does: END, the file trimmed */
+        vt_exit_summary(); /* what the destructor does: END, the file trimmed */
         test_truncation();
         return vt_test_done();
     }

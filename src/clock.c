@@ -1,0 +1,12 @@
+/* SPDX-License-Identifier: MIT */
+/* The clock of every record: CLOCK_MONOTONIC in nanoseconds. AS-safe. */
+#include "vt_internal.h"
+
+#include <time.h>
+
+uint64_t vt_now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
