@@ -3,6 +3,7 @@
  * to the live set, the peaks per series, device and category, the totals and the OOMs, and the
  * live set grouped by call-site. Memory is bounded by the live set. */
 #include "analysis.h"
+#include "sat.h"
 #include "trace_decode.h"
 
 #include <errno.h>
@@ -166,8 +167,11 @@ static inline void account_add(vt_analysis_t *a, const vt_reader_t *r, vt_device
     if (series == VT_TRACE_SERIES_DEVICE) {
         if (!d)
             return;
-        d->live_bytes += size_bytes;
-        d->live_by_category[category] += size_bytes;
+        /* Exact, then saturated: a hostile trace's sizes may pass 2^64 together. */
+        d->live_exact += size_bytes;
+        d->live_bytes = vt_sat_u128(d->live_exact);
+        d->live_by_category_exact[category] += size_bytes;
+        d->live_by_category[category] = vt_sat_u128(d->live_by_category_exact[category]);
         if (d->live_by_category[category] > d->cat_peak_bytes[category]) {
             d->cat_peak_bytes[category] = d->live_by_category[category];
             d->cat_peak_t_ns[category] = t_ns;
@@ -180,8 +184,9 @@ static inline void account_add(vt_analysis_t *a, const vt_reader_t *r, vt_device
             new_peak_set(d);
         }
     }
+    a->live_exact[series] += size_bytes;
     uint64_t *live = &a->live_bytes[series];
-    *live += size_bytes;
+    *live = vt_sat_u128(a->live_exact[series]);
     if (*live > a->peak_bytes[series]) {
         a->peak_bytes[series] = *live;
         a->peak_t_ns[series] = t_ns;
@@ -195,13 +200,16 @@ static inline void account_remove(vt_analysis_t *a, const vt_live_t *e)
         vt_device_stats_t *d = device_stats(a, e->device);
         if (!d)
             return;
-        d->live_bytes -= e->size_bytes;
-        d->live_by_category[e->category] -= e->size_bytes;
+        d->live_exact -= e->size_bytes;
+        d->live_bytes = vt_sat_u128(d->live_exact);
+        d->live_by_category_exact[e->category] -= e->size_bytes;
+        d->live_by_category[e->category] = vt_sat_u128(d->live_by_category_exact[e->category]);
         /* Allocated before the device's last peak from events: it was live then. */
         if (a->keep_peaks && e->peak_epoch != d->peak_epoch && d->peak_record != UINT64_MAX)
             peak_freed_add(d, e);
     }
-    a->live_bytes[e->series] -= e->size_bytes;
+    a->live_exact[e->series] -= e->size_bytes;
+    a->live_bytes[e->series] = vt_sat_u128(a->live_exact[e->series]);
 }
 
 /* An ALLOC (with its category already decided) into the live set and the totals. Returns 0, or
@@ -296,13 +304,15 @@ static void apply_peak(vt_analysis_t *a, const vt_event_t *ev)
 static void apply_inflight(vt_analysis_t *a, const vt_reader_t *r, const vt_event_t *ev)
 {
     vt_device_stats_t *d = device_stats(a, ev->u.inflight.device);
-    if (!d || d->live_bytes + ev->u.inflight.inflight_bytes <= d->peak_bytes)
+    uint64_t bytes = d ? vt_sat_add(d->live_bytes, ev->u.inflight.inflight_bytes) : 0;
+    if (!d || bytes <= d->peak_bytes)
         return;
-    d->peak_bytes = d->live_bytes + ev->u.inflight.inflight_bytes;
+    d->peak_bytes = bytes;
     d->peak_t_ns = r->t_ns;
     d->peak_record = r->n_records;
     memcpy(d->peak_by_category, d->live_by_category, sizeof(d->peak_by_category));
-    d->peak_by_category[VT_CAT_UNKNOWN] += ev->u.inflight.inflight_bytes;
+    d->peak_by_category[VT_CAT_UNKNOWN] =
+        vt_sat_add(d->peak_by_category[VT_CAT_UNKNOWN], ev->u.inflight.inflight_bytes);
     new_peak_set(d);
 }
 
@@ -344,7 +354,7 @@ int vt_analysis_apply(vt_analysis_t *a, vt_reader_t *r, const vt_event_t *ev)
         o->total_bytes = ev->u.oom.total_bytes;
         for (int i = 0; i < VT_CAT_COUNT; i++) {
             o->live_bytes[i] = ev->u.oom.live_bytes[i];
-            o->live_total_bytes += ev->u.oom.live_bytes[i];
+            o->live_total_bytes = vt_sat_add(o->live_total_bytes, ev->u.oom.live_bytes[i]);
         }
         break;
     }
@@ -471,7 +481,7 @@ uint64_t vt_analysis_leaked_bytes(const vt_analysis_t *a)
 {
     uint64_t sum = 0;
     for (uint32_t i = 0; i < a->n_devices; i++)
-        sum += a->devices[i].live_bytes;
+        sum = vt_sat_add(sum, a->devices[i].live_bytes);
     return sum;
 }
 
@@ -499,7 +509,7 @@ static void group_sites(vt_site_t *s, size_t n, vt_site_t **out, size_t *n_out)
     size_t m = 0;
     for (size_t i = 0; i < n; i++) {
         if (m && site_by_key(&s[m - 1], &s[i]) == 0) {
-            s[m - 1].bytes += s[i].bytes;
+            s[m - 1].bytes = vt_sat_add(s[m - 1].bytes, s[i].bytes);
             s[m - 1].n_allocs++;
         } else {
             s[m++] = s[i];

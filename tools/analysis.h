@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "sat.h"
 #include "trace_reader.h"
 
 typedef struct vt_live_s {
@@ -27,6 +28,9 @@ typedef struct vt_device_stats_s {
     uint64_t peak_by_category[VT_CAT_COUNT]; /* at the peak: sums to peak_bytes */
     uint64_t cat_peak_bytes[VT_CAT_COUNT];   /* each category's own peak (events only) */
     uint64_t cat_peak_t_ns[VT_CAT_COUNT];    /* when it was first reached */
+    /* live_bytes and live_by_category exactly (sat.h): those two saturate at 2^64 - 1, so a
+     * peak past it shows as 2^64 - 1 and the frees after it stay exact. */
+    vt_u128_t live_exact, live_by_category_exact[VT_CAT_COUNT];
     /* The live set at the peak without a replay (vt_analyze_keeping_peaks): the entries live at
      * the peak are those still live with an older peak_epoch, and those freed (or replaced)
      * since, copied into peak_freed; a new peak empties it. At most the peak's live set. */
@@ -51,7 +55,8 @@ typedef struct vt_analysis_s {
     vt_device_stats_t *devices; /* sorted by device number */
     uint32_t n_devices, cap_devices;
     uint64_t live_bytes[VT_TRACE_SERIES_COUNT], peak_bytes[VT_TRACE_SERIES_COUNT];
-    uint64_t peak_t_ns[VT_TRACE_SERIES_COUNT]; /* pinned and managed; devices have their own */
+    vt_u128_t live_exact[VT_TRACE_SERIES_COUNT]; /* live_bytes exactly (it saturates) */
+    uint64_t peak_t_ns[VT_TRACE_SERIES_COUNT];   /* pinned and managed; devices have their own */
     uint64_t n_allocs, n_frees, n_failed, n_unmatched_frees;
     uint64_t capped_limit_bytes; /* VRAMTRACE_MAX_SIZE reached: 0 when the trace is whole */
     uint64_t capped_t_ns;        /* the last event before the cap */

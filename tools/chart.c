@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sat.h"
 #include "chart.h"
 #include "units.h"
 #include "util.h"
@@ -30,10 +31,10 @@ const char *const vt_category_colors[VT_CAT_COUNT] = {
 /* A y tick: "0", "512 MiB", "1.5 GiB" (binary units, trailing zeros dropped). */
 static void fmt_bytes_tick(uint64_t v, char *buf, size_t cap)
 {
-    static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
+    static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
     int u = 0;
     double x = (double)v;
-    while (u < 5 && x >= 1024.0) {
+    while (u < 6 && x >= 1024.0) {
         x /= 1024.0;
         u++;
     }
@@ -77,16 +78,16 @@ static double svg_x(uint64_t t, uint64_t span)
 /* One edge of a category's area: the step line of vals' categories 0..upto summed, left to right
  * (forward, starting the path) or back; a point only where the value changes. */
 static void svg_edge(FILE *out, const vt_tl_snap_t *vals, size_t n, int upto, int forward,
-                     uint64_t col_ns, uint64_t span, double py, uint64_t ymax)
+                     uint64_t col_ns, uint64_t span, double py, double ymax)
 {
     uint64_t prev = 0;
     for (size_t j = 0; j < n; j++) {
         size_t i = forward ? j : n - 1 - j;
         uint64_t sum = 0;
         for (int k = 0; k <= upto; k++)
-            sum += vals[i].cat[k];
+            sum = vt_sat_add(sum, vals[i].cat[k]);
         double y = py + SVG_PH - (double)SVG_PH * (double)sum / (double)ymax;
-        double x = svg_x(forward ? i * col_ns : (i + 1) * col_ns, span);
+        double x = svg_x(vt_sat_mul(forward ? i : i + 1, col_ns), span);
         if (j == 0)
             fprintf(out, "%s%.1f %.1f", forward ? "M" : " L", x, y);
         else if (sum != prev)
@@ -95,7 +96,7 @@ static void svg_edge(FILE *out, const vt_tl_snap_t *vals, size_t n, int upto, in
         prev = sum;
     }
     double y = py + SVG_PH - (double)SVG_PH * (double)prev / (double)ymax;
-    fprintf(out, " L%.1f %.1f", svg_x(forward ? n * col_ns : 0, span), y);
+    fprintf(out, " L%.1f %.1f", svg_x(forward ? vt_sat_mul(n, col_ns) : 0, span), y);
 }
 
 static void svg_panel(FILE *out, const vt_timeline_t *tl, const vt_reader_t *r,
@@ -113,10 +114,13 @@ static void svg_panel(FILE *out, const vt_timeline_t *tl, const vt_reader_t *r,
     uint64_t peak = d->peak_bytes ? d->peak_bytes : 1, step = 1;
     bool capacity_on_scale = capacity && capacity / 4 <= peak;
     uint64_t top = capacity_on_scale && capacity > peak ? capacity : peak;
-    while ((top + step - 1) / step > 8)
+    /* The steps up to top, rounded up, counted without forming top + step - 1, which wraps near
+     * 2^64; so is the scale's top, which may be 2^64 itself: a double. */
+    uint64_t n_steps;
+    while ((n_steps = top / step + (top % step != 0)) > 8)
         step *= 2;
-    uint64_t ymax = (top + step - 1) / step * step;
-#define Y(v) (py + SVG_PH - (double)SVG_PH * (double)(v) / (double)ymax)
+    double ymax = (double)n_steps * (double)step;
+#define Y(v) (py + SVG_PH - (double)SVG_PH * (double)(v) / ymax)
 
     char title[320];
     fprintf(out,
@@ -143,7 +147,8 @@ static void svg_panel(FILE *out, const vt_timeline_t *tl, const vt_reader_t *r,
         fputs("</title></rect>\n", out);
     }
     /* y axis */
-    for (uint64_t v = 0; v <= ymax; v += step) {
+    for (uint64_t k = 0; k <= n_steps && k <= UINT64_MAX / step; k++) {
+        uint64_t v = k * step;
         fmt_bytes_tick(v, b1, sizeof(b1));
         fprintf(
             out,

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sat.h"
 #include "commands.h"
 #include "frames.h"
 #include "json.h"
@@ -74,11 +75,6 @@ typedef struct diff_cat_s {
 static uint64_t abs_delta(uint64_t a, uint64_t b)
 {
     return a > b ? a - b : b - a;
-}
-
-static int64_t delta(uint64_t a, uint64_t b)
-{
-    return b >= a ? (int64_t)(b - a) : -(int64_t)(a - b);
 }
 
 static int by_key(const void *x, const void *y)
@@ -181,7 +177,7 @@ static int peak_sites(side_t *s)
         size_t m = 0; /* merge the sites whose frames read the same */
         for (size_t i = 0; i < n; i++) {
             if (m && strcmp(s->sites[m - 1].key, s->sites[i].key) == 0) {
-                s->sites[m - 1].bytes += s->sites[i].bytes;
+                s->sites[m - 1].bytes = vt_sat_add(s->sites[m - 1].bytes, s->sites[i].bytes);
                 free(s->sites[i].key);
             } else {
                 s->sites[m++] = s->sites[i];
@@ -366,7 +362,7 @@ static void json_change(vt_json_t *j, const char *key, uint64_t a, uint64_t b)
     vt_json_begin_object(j, key);
     vt_json_uint(j, "a", a);
     vt_json_uint(j, "b", b);
-    vt_json_int(j, "delta", delta(a, b));
+    vt_json_change(j, "delta", a, b);
     vt_json_end_object(j);
 }
 
@@ -415,7 +411,7 @@ static void print_json(const side_t *a, const side_t *b, const diff_site_t *site
         vt_json_end_array(&j);
         vt_json_uint(&j, "a", s->a);
         vt_json_uint(&j, "b", s->b);
-        vt_json_int(&j, "delta", delta(s->a, s->b));
+        vt_json_change(&j, "delta", s->a, s->b);
         vt_json_string(&j, "status", !s->a ? "new" : !s->b ? "gone" : "both");
         vt_json_end_object(&j);
     }

@@ -19,6 +19,7 @@
 
 #include <uthash.h>
 
+#include "sat.h"
 #include "commands.h"
 #include "frames.h"
 #include "json.h"
@@ -377,7 +378,7 @@ static void speedscope_finish(export_t *x, const char *path, frame_table_t *tabl
     fputs("],\"weights\":[", x->out);
     for (size_t i = 0; i < n_sites; i++) {
         fprintf(x->out, "%s%" PRIu64, i ? "," : "", sites[i].bytes);
-        total_bytes += sites[i].bytes;
+        total_bytes = vt_sat_add(total_bytes, sites[i].bytes);
     }
     fprintf(x->out, "],\"startValue\":0,\"endValue\":%" PRIu64 "}],\"shared\":{\"frames\":[",
             total_bytes);

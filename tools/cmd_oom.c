@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sat.h"
 #include "commands.h"
 #include "frames.h"
 #include "json.h"
@@ -74,9 +75,10 @@ typedef struct oom_info_s {
     int since;           /* SINCE_* */
     uint64_t since_t_ns; /* absolute; SINCE_START: 0 */
     char since_name[NAME_CAP];
-    int64_t grew[VT_CAT_COUNT]; /* live by category now − then, on its device */
-    int capped;                 /* the trace was capped before it */
-    uint64_t capped_t_ns;       /* the last event before the cap */
+    /* Live by category then and now, on its device: what grew is their change (sat.h). */
+    uint64_t grew_from[VT_CAT_COUNT], grew_to[VT_CAT_COUNT];
+    int capped;           /* the trace was capped before it */
+    uint64_t capped_t_ns; /* the last event before the cap */
     int recovered;
     uint64_t recovered_t_ns, recovered_bytes;
     uint32_t recovered_api;
@@ -206,8 +208,10 @@ static int on_oom(oom_ctx_t *x, const vt_analysis_t *a, const vt_event_t *ev)
     for (size_t k = 0; k < x->n_snap && x->since != SINCE_START; k++)
         if (x->snap[k].device == device)
             then = x->snap[k].by_category;
-    for (int c = 0; c < VT_CAT_COUNT; c++)
-        o->grew[c] = (int64_t)((now ? now->live_by_category[c] : 0) - (then ? then[c] : 0));
+    for (int c = 0; c < VT_CAT_COUNT; c++) {
+        o->grew_from[c] = then ? then[c] : 0;
+        o->grew_to[c] = now ? now->live_by_category[c] : 0;
+    }
     o->capped = a->capped_limit_bytes != 0;
     o->capped_t_ns = a->capped_t_ns;
 
@@ -335,12 +339,22 @@ static const char *fmt_after(uint64_t ns, char *buf, size_t cap)
 }
 
 /* "+1.50 GiB", "-512.00 MiB", "+0 B". */
-static const char *fmt_delta(int64_t d, char *buf, size_t cap)
+static const char *fmt_delta(vt_change_t d, char *buf, size_t cap)
 {
     char b[32];
-    uint64_t mag = d < 0 ? (uint64_t)0 - (uint64_t)d : (uint64_t)d;
-    snprintf(buf, cap, "%c%s", d < 0 ? '-' : '+', vt_fmt_binary(mag, b, sizeof(b)));
+    snprintf(buf, cap, "%c%s", d.negative ? '-' : '+', vt_fmt_binary(d.magnitude, b, sizeof(b)));
     return buf;
+}
+
+/* What grew on o's device since then, in all: the change of the categories' sums. */
+static vt_change_t grew_total(const oom_info_t *o)
+{
+    uint64_t from = 0, to = 0;
+    for (int c = 0; c < VT_CAT_COUNT; c++) {
+        from = vt_sat_add(from, o->grew_from[c]);
+        to = vt_sat_add(to, o->grew_to[c]);
+    }
+    return vt_change(from, to);
 }
 
 static void print_frames(FILE *out, vt_symbolizer_t *sym, const vt_reader_t *r, uint32_t stack_id,
@@ -368,13 +382,13 @@ static void print_growth(FILE *out, const vt_reader_t *r, const oom_info_t *o)
                 vt_fmt_seconds(rel(r, o->since_t_ns), s1, sizeof(s1)));
     /* The categories that changed, the largest growth first. */
     int order[VT_CAT_COUNT], n = 0;
-    int64_t total = 0;
+    vt_change_t grew[VT_CAT_COUNT];
     for (int c = 0; c < VT_CAT_COUNT; c++) {
-        total += o->grew[c];
-        if (!o->grew[c])
+        grew[c] = vt_change(o->grew_from[c], o->grew_to[c]);
+        if (!grew[c].magnitude)
             continue;
         int k = n++;
-        while (k > 0 && o->grew[order[k - 1]] < o->grew[c]) {
+        while (k > 0 && vt_change_cmp(grew[order[k - 1]], grew[c]) < 0) {
             order[k] = order[k - 1];
             k--;
         }
@@ -384,10 +398,10 @@ static void print_growth(FILE *out, const vt_reader_t *r, const oom_info_t *o)
         fprintf(out, ": no change\n");
         return;
     }
-    fprintf(out, ": %s (", fmt_delta(total, b1, sizeof(b1)));
+    fprintf(out, ": %s (", fmt_delta(grew_total(o), b1, sizeof(b1)));
     for (int k = 0; k < n; k++)
         fprintf(out, "%s%s %s", k ? ", " : "", vt_category_names[order[k]],
-                fmt_delta(o->grew[order[k]], b1, sizeof(b1)));
+                fmt_delta(grew[order[k]], b1, sizeof(b1)));
     fprintf(out, ")\n");
 }
 
@@ -555,13 +569,14 @@ static void print_json(FILE *out, const char *path, const vt_reader_t *r, const 
         vt_json_string(&j, "kind", since_keys[o->since]);
         vt_json_string(&j, "name", o->since_name);
         vt_json_uint(&j, "time_ns", o->since == SINCE_START ? 0 : rel(r, o->since_t_ns));
-        int64_t total = 0;
-        for (int c = 0; c < VT_CAT_COUNT; c++)
-            total += o->grew[c];
-        vt_json_int(&j, "bytes", total);
+        vt_change_t total = grew_total(o);
+        if (total.negative)
+            vt_json_change(&j, "bytes", total.magnitude, 0);
+        else
+            vt_json_change(&j, "bytes", 0, total.magnitude);
         vt_json_begin_object(&j, "by_category");
         for (int c = 0; c < VT_CAT_COUNT; c++)
-            vt_json_int(&j, vt_category_names[c], o->grew[c]);
+            vt_json_change(&j, vt_category_names[c], o->grew_from[c], o->grew_to[c]);
         vt_json_end_object(&j);
         vt_json_end_object(&j);
         vt_json_string(&j, "outcome", outcome_keys[out.kind]);

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "input.h"
 #include "args.h"
 #include "commands.h"
 #include "util.h"
@@ -30,9 +31,9 @@ static const vt_args_spec_t spec = {
 static int check(const char *path)
 {
     size_t len;
-    char *text = read_file(path, &len);
+    char *text = vt_input_read(path, VT_INPUT_MAX_BYTES, &len);
     if (!text) {
-        error("cannot read rules '%s': %s", path, strerror(errno));
+        error("cannot read rules '%s': %s", path, vt_input_strerror(errno));
         return 1;
     }
     static vt_rules_t rules;

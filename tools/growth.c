@@ -7,6 +7,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include "sat.h"
+
 static const char *const keywords[] = {"step", "iter", "epoch"};
 #define N_KEYWORDS (sizeof(keywords) / sizeof(keywords[0]))
 
@@ -140,8 +142,10 @@ static bool is_boundary(vt_growth_t *g, const vt_reader_t *r, const vt_event_t *
     if (g->source == VT_STEPS_TIME) {
         if (!vt_stream_is_event(ev) || ev->t_ns < g->next_window_ns)
             return false;
-        while (g->next_window_ns <= ev->t_ns)
-            g->next_window_ns += g->window_ns;
+        /* The next window past the event, counted rather than stepped to (a hostile trace's
+         * clock may stand near 2^64: stepping wrapped and never ended). */
+        uint64_t windows = (ev->t_ns - g->next_window_ns) / (g->window_ns ? g->window_ns : 1) + 1;
+        g->next_window_ns = vt_sat_add(g->next_window_ns, vt_sat_mul(windows, g->window_ns));
         return true;
     }
     if (ev->type != (g->source == VT_STEPS_RANGES ? VT_REC_PHASE_PUSH : VT_REC_MARK))

@@ -115,6 +115,15 @@ void vt_json_int(vt_json_t *j, const char *key, int64_t v)
     fprintf(j->out, "%" PRId64, v);
 }
 
+void vt_json_change(vt_json_t *j, const char *key, uint64_t from, uint64_t to)
+{
+    item(j, key);
+    if (to >= from)
+        fprintf(j->out, "%" PRIu64, to - from);
+    else
+        fprintf(j->out, "-%" PRIu64, from - to);
+}
+
 void vt_json_bool(vt_json_t *j, const char *key, int v)
 {
     item(j, key);

@@ -31,6 +31,8 @@ void vt_json_begin_array(vt_json_t *j, const char *key);
 void vt_json_end_array(vt_json_t *j);
 void vt_json_uint(vt_json_t *j, const char *key, uint64_t v);
 void vt_json_int(vt_json_t *j, const char *key, int64_t v);
+/* The change to - from as an integer, exactly (it may lie outside int64_t: sat.h). */
+void vt_json_change(vt_json_t *j, const char *key, uint64_t from, uint64_t to);
 void vt_json_bool(vt_json_t *j, const char *key, int v);
 void vt_json_string(vt_json_t *j, const char *key, const char *v);
 /* A literal written as it is: a number the caller formatted, or null. */

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "input.h"
 #include "kv.h"
 
 void vt_kv_list_init(vt_kv_list_t *l)
@@ -116,22 +117,30 @@ int vt_kv_parse_arg(vt_kv_list_t *l, const char *arg, char *err, size_t err_len)
 
 int vt_kv_parse_file(vt_kv_list_t *l, const char *path, char *err, size_t err_len)
 {
-    FILE *f = fopen(path, "r");
-    if (!f) {
+    size_t len;
+    char *text = vt_input_read(path, VT_INPUT_MAX_BYTES, &len), buf[4096];
+    if (!text) {
         int saved = errno;
-        snprintf(err, err_len, "cannot open '%s': %s", path, strerror(saved));
+        snprintf(err, err_len, "cannot open '%s': %s", path, vt_input_strerror(saved));
         errno = saved;
         return -1;
     }
-    char buf[4096];
     int line = 0, rc = 0;
-    while (fgets(buf, sizeof(buf), f)) {
+    for (const char *at = text, *end = text + len; at < end;) {
+        const char *nl = memchr(at, '\n', (size_t)(end - at));
+        size_t n = nl ? (size_t)(nl - at) : (size_t)(end - at);
         line++;
-        size_t n = strlen(buf);
-        if (n == sizeof(buf) - 1 && buf[n - 1] != '\n') {
+        if (n >= sizeof(buf)) {
             rc = fail(err, err_len, "'%s' line %d is too long", path, line);
             break;
         }
+        if (memchr(at, '\0', n)) {
+            rc = fail(err, err_len, "'%s' line %d holds a NUL byte: not a text file", path, line);
+            break;
+        }
+        memcpy(buf, at, n);
+        buf[n] = '\0';
+        at += n + (nl != NULL);
         char *hash = strchr(buf, '#');
         if (hash)
             *hash = '\0';
@@ -148,11 +157,6 @@ int vt_kv_parse_file(vt_kv_list_t *l, const char *path, char *err, size_t err_le
         }
         push(l, key, key_len, value, value_len, path, line);
     }
-    if (rc == 0 && ferror(f)) {
-        int saved = errno;
-        snprintf(err, err_len, "cannot read '%s': %s", path, strerror(saved));
-        rc = -1;
-    }
-    fclose(f);
+    free(text);
     return rc;
 }

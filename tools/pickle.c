@@ -4,6 +4,8 @@
 
 #include <string.h>
 
+#include "utf8.h"
+
 #define OP_PROTO            0x80
 #define OP_STOP             '.'
 #define OP_MARK             '('
@@ -98,29 +100,10 @@ void vt_pickle_list_end(vt_pickle_t *p)
     close_(p, OP_APPENDS);
 }
 
-/* The length of the valid UTF-8 sequence at s (1..4), or 0 when s does not start one. */
-static size_t utf8_len(const unsigned char *s)
-{
-    if (s[0] < 0x80)
-        return 1;
-    size_t n = s[0] >= 0xc2 && s[0] <= 0xdf   ? 2
-               : s[0] >= 0xe0 && s[0] <= 0xef ? 3
-               : s[0] >= 0xf0 && s[0] <= 0xf4 ? 4
-                                              : 0;
-    for (size_t i = 1; i < n; i++)
-        if ((s[i] & 0xc0) != 0x80)
-            return 0;
-    /* Overlong forms, surrogates and code points past U+10FFFF. */
-    if ((n == 3 && s[0] == 0xe0 && s[1] < 0xa0) || (n == 3 && s[0] == 0xed && s[1] >= 0xa0) ||
-        (n == 4 && s[0] == 0xf0 && s[1] < 0x90) || (n == 4 && s[0] == 0xf4 && s[1] >= 0x90))
-        return 0;
-    return n;
-}
-
 static void put_utf8(FILE *out, const unsigned char *s, size_t len)
 {
     for (size_t i = 0; i < len;) {
-        size_t n = utf8_len(s + i);
+        size_t n = vt_utf8_len(s + i); /* s is NUL-terminated */
         if (!n) {
             fputc('?', out);
             i++;

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "input.h"
 #include "args.h"
 #include "frames.h"
 #include "load.h"
@@ -159,9 +160,9 @@ const char *vt_report_allocator(const vt_reader_t *r, char *setting, size_t cap,
 int vt_report_load_rules(const char *path, vt_rules_t *rules)
 {
     size_t len = 0;
-    char *text = read_file(path, &len), err[256];
+    char *text = vt_input_read(path, VT_INPUT_MAX_BYTES, &len), err[256];
     if (!text) {
-        error("cannot read rules '%s': %s", path, strerror(errno));
+        error("cannot read rules '%s': %s", path, vt_input_strerror(errno));
         return 1;
     }
     int bad_line = vt_rules_parse(rules, text, len, err, sizeof(err));

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "sat.h"
 #include "json.h"
 #include "load.h"
 #include "report_ranks.h"
@@ -166,9 +167,10 @@ static int site_add(site_table_t *t, const rank_row_t *rows, size_t row, const c
         e->rank_bytes = 0;
         e->n_ranks++;
     }
-    e->rank_bytes += bytes;
-    e->bytes += bytes;
-    e->n_allocs += n_allocs;
+    /* Several ranks' bytes: each fits, their sum may not. */
+    e->rank_bytes = vt_sat_add(e->rank_bytes, bytes);
+    e->bytes = vt_sat_add(e->bytes, bytes);
+    e->n_allocs = vt_sat_add(e->n_allocs, n_allocs);
     /* A tie goes to the rank shown first. */
     if (e->n_ranks == 1 || e->rank_bytes > e->max_bytes ||
         (e->rank_bytes == e->max_bytes && e->max_row != row &&
@@ -370,7 +372,7 @@ static size_t merge_category(const rank_row_t *rows, size_t n, int c, merged_cat
         if (rows[i].top_category < 0)
             continue;
         uint64_t b = row_bytes(&rows[i], c);
-        m->sum_bytes += b;
+        m->sum_bytes = vt_sat_add(m->sum_bytes, b);
         if (!n_dev || b > m->max_bytes)
             m->max_bytes = b, m->max_row = i;
         if (!n_dev || b < m->min_bytes)
@@ -655,16 +657,36 @@ int vt_report_ranks(const char *const *args, size_t n_args, int json, size_t top
             free(list);
             return error("'%s': no traces (*.vtr) in this directory", args[0]), 1;
         }
-        n_paths = (size_t)n;
-        names = calloc(n_paths, sizeof(*names));
-        for (size_t i = 0; i < n_paths; i++) {
-            if (names && asprintf(&names[i], "%s/%s", args[0], list[i]->d_name) < 0) {
-                names[i] = NULL; /* undefined after a failure */
+        names = calloc((size_t)n, sizeof(*names));
+        if (!names)
+            rc = -1;
+        size_t n_skipped = 0;
+        n_paths = 0;
+        for (int i = 0; i < n; i++) {
+            char *name = NULL;
+            struct stat st;
+            if (names && asprintf(&name, "%s/%s", args[0], list[i]->d_name) < 0) {
+                name = NULL; /* undefined after a failure */
                 rc = -1;
+            }
+            /* A FIFO, a device or a directory named *.vtr is no trace: skipped, so that one
+             * such entry cannot hang or stop the report of the whole job. */
+            if (name && (stat(name, &st) != 0 || !S_ISREG(st.st_mode))) {
+                n_skipped++;
+                free(name);
+            } else if (name) {
+                names[n_paths++] = name;
             }
             free(list[i]);
         }
         free(list);
+        if (n_skipped)
+            error("warning: '%s': %zu entr%s named *.vtr skipped: not a regular file", args[0],
+                  n_skipped, n_skipped == 1 ? "y" : "ies");
+        if (!n_paths && !rc) {
+            free(names);
+            return error("'%s': no traces (*.vtr) in this directory", args[0]), 1;
+        }
         paths = (const char *const *)names;
     }
     rank_row_t *rows = names || n_args > 1 ? calloc(n_paths, sizeof(*rows)) : NULL;
@@ -691,7 +713,7 @@ int vt_report_ranks(const char *const *args, size_t n_args, int json, size_t top
         for (size_t i = 0; i < n_rows; i++) {
             pos[rows[i].order] = i;
             job.n_site_ranks += (size_t)rows[i].has_sites;
-            job.sum_bytes += rows[i].peak_bytes;
+            job.sum_bytes = vt_sat_add(job.sum_bytes, rows[i].peak_bytes);
             if (rows[i].peak_bytes > rows[job.worst].peak_bytes)
                 job.worst = i;
         }

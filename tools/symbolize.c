@@ -10,6 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <unistd.h>
+
+#include "input.h"
 #include "symbolize.h"
 #include "vt_frames.h"
 
@@ -158,11 +161,18 @@ static void mod_open(vt_symbolizer_t *s, struct vt_sym_mod_s *m)
         return;
     if (!s->dwfl && !(s->dwfl = dwfl_begin(&dwfl_callbacks)))
         return;
-    dwfl_report_begin_add(s->dwfl);
-    Dwfl_Module *mod = dwfl_report_elf(s->dwfl, m->base, m->path, -1, m->bias, false);
-    dwfl_report_end(s->dwfl, NULL, NULL);
-    if (!mod)
+    /* The path comes from the trace: opened here, non-blocking and only when it is a regular
+     * file, so a FIFO or a device named as a module cannot hang or flood the analysis. */
+    int fd = vt_input_open(m->path);
+    if (fd < 0)
         return;
+    dwfl_report_begin_add(s->dwfl);
+    Dwfl_Module *mod = dwfl_report_elf(s->dwfl, m->base, m->path, fd, m->bias, false);
+    dwfl_report_end(s->dwfl, NULL, NULL);
+    if (!mod) {
+        close(fd); /* consumed only on success */
+        return;
+    }
     const unsigned char *bits;
     GElf_Addr vaddr;
     int len = dwfl_module_build_id(mod, &bits, &vaddr);

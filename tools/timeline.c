@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sat.h"
 #include "load.h"
 #include "timeline.h"
 
@@ -201,7 +202,8 @@ static void phase_pop(vt_timeline_t *tl, const vt_event_t *ev)
     long i = innermost(tl, ev->u.phase.thread);
     if (i < 0)
         return; /* a POP without its PUSH (tracing started inside the range) */
-    tl->phases[tl->open[i].phase].total_ns += ev->t_ns - tl->open[i].t_ns;
+    tl->phases[tl->open[i].phase].total_ns =
+        vt_sat_add(tl->phases[tl->open[i].phase].total_ns, ev->t_ns - tl->open[i].t_ns);
     if (tl->open[i].band >= 0)
         tl->bands[tl->open[i].band].t1_ns = ev->t_ns;
     memmove(&tl->open[i], &tl->open[i + 1], (tl->n_open - (size_t)i - 1) * sizeof(*tl->open));

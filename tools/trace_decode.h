@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sat.h"
 #include "trace_reader.h"
 
 /* ---- the cursor ---------------------------------------------------------------------------- */
@@ -187,7 +188,7 @@ static inline __attribute__((always_inline)) int compact_apply(vt_reader_t *r, u
     }
     r->cur_thread = (uint32_t)thread;
     f->thread = thread;
-    f->t_ns = (r->seen_event ? r->t_ns : r->t0_ns) + x->dt;
+    f->t_ns = vt_sat_add(r->seen_event ? r->t_ns : r->t0_ns, x->dt);
     r->seen_event = true;
     r->t_ns = f->t_ns;
     r->address = f->address;
@@ -265,7 +266,7 @@ static inline __attribute__((always_inline)) int fast_record(vt_reader_t *r, siz
     }
     if (!(p = fast_u(p, &thread)))
         return 0;
-    f->t_ns = (r->seen_event ? r->t_ns : r->t0_ns) + dt;
+    f->t_ns = vt_sat_add(r->seen_event ? r->t_ns : r->t0_ns, dt);
     f->address = r->address + (uint64_t)((int64_t)(delta >> 1) ^ -(int64_t)(delta & 1));
     f->size_bytes = size;
     f->thread = thread;

@@ -6,6 +6,7 @@
  * which checks the end once per record instead, and hands every record that is not plainly
  * valid to the cursor's path, so the errors are the same. */
 #include "trace_reader.h"
+#include "input.h"
 #include "trace_decode.h"
 
 #include <errno.h>
@@ -15,6 +16,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -31,13 +35,86 @@ int vt_reader_fail(vt_reader_t *r, const char *fmt, ...)
     return -1;
 }
 
+/* ---- the mappings, for the SIGBUS handler ------------------------------------------------- */
+
+/* The traces mapped now, in slots the handler reads without a lock: base 0 is a free slot, 1 one
+ * being filled; size and path are set before the base is published. */
+#define MAX_MAPPED 256
+static struct {
+    _Atomic uintptr_t base;
+    size_t size;
+    const char *path;
+} mapped[MAX_MAPPED];
+
+static void mapped_note(const void *base, size_t size, const char *path)
+{
+    for (int i = 0; i < MAX_MAPPED; i++) {
+        uintptr_t free_slot = 0;
+        if (atomic_compare_exchange_strong(&mapped[i].base, &free_slot, 1)) {
+            mapped[i].size = size;
+            mapped[i].path = path;
+            atomic_store(&mapped[i].base, (uintptr_t)base);
+            return;
+        }
+    }
+    /* All taken: this mapping's SIGBUS keeps its default action. */
+}
+
+static void mapped_forget(const void *base)
+{
+    for (int i = 0; i < MAX_MAPPED; i++)
+        if (atomic_load(&mapped[i].base) == (uintptr_t)base) {
+            atomic_store(&mapped[i].base, 0);
+            return;
+        }
+}
+
+static void write_str(const char *s)
+{
+    ssize_t n = write(2, s, strlen(s));
+    (void)n;
+}
+
+/* Async-signal-safe: write(2) and _exit only. */
+static void on_sigbus(int sig, siginfo_t *si, void *ctx)
+{
+    (void)ctx;
+    uintptr_t at = (uintptr_t)si->si_addr;
+    for (int i = 0; i < MAX_MAPPED; i++) {
+        uintptr_t base = atomic_load(&mapped[i].base);
+        if (base > 1 && at >= base && at - base < mapped[i].size) {
+            write_str("vramtrace: '");
+            write_str(mapped[i].path);
+            write_str("': the trace changed while it was read (another process truncated it)\n");
+            _exit(1);
+        }
+    }
+    signal(sig, SIG_DFL); /* not ours: the fault happens again, with its default action */
+}
+
+void vt_reader_catch_truncation(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof(sa));
+    sa.sa_sigaction = on_sigbus;
+    sa.sa_flags = SA_SIGINFO;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGBUS, &sa, NULL);
+}
+
 /* ---- open / release ------------------------------------------------------------------------ */
 
 int vt_reader_open(vt_reader_t *r, const char *path)
 {
     memset(r, 0, sizeof(*r));
     r->path = path;
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    /* Non-blocking and regular files only (input.h): a FIFO named as a trace must not wait
+     * for a writer, nor a device be mapped. */
+    int fd = vt_input_open(path);
+    if (fd < 0 && errno == ENOTSUP)
+        return vt_reader_fail(r, "'%s': not a regular file", path);
+    if (fd < 0 && errno == EISDIR)
+        return vt_reader_fail(r, "cannot read '%s': %s", path, strerror(EISDIR));
     if (fd < 0)
         return vt_reader_fail(r, "cannot open '%s': %s", path, strerror(errno));
     struct stat st;
@@ -46,25 +123,24 @@ int vt_reader_open(vt_reader_t *r, const char *path)
         close(fd);
         return vt_reader_fail(r, "cannot read '%s': %s", path, strerror(e));
     }
-    if (S_ISDIR(st.st_mode)) {
-        close(fd);
-        return vt_reader_fail(r, "cannot read '%s': %s", path, strerror(EISDIR));
-    }
-    if (!S_ISREG(st.st_mode)) {
-        close(fd);
-        return vt_reader_fail(r, "'%s': not a regular file", path);
-    }
     if (st.st_size == 0) {
         close(fd);
         return vt_reader_fail(r, "'%s': not a vramtrace trace (empty file)", path);
     }
+    /* Shared: readers do not exclude each other, and a writer that would reuse the name sees
+     * the file taken. A live trace's writer holds it exclusively: it is read all the same,
+     * unlocked, and a truncation at its end is caught (vt_reader_catch_truncation). */
+    (void)flock(fd, LOCK_SH | LOCK_NB);
     void *map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
     int e = errno;
-    close(fd);
-    if (map == MAP_FAILED)
+    if (map == MAP_FAILED) {
+        close(fd);
         return vt_reader_fail(r, "cannot read '%s': %s", path, strerror(e));
+    }
     r->map = map;
+    r->fd = fd;
     r->size = (size_t)st.st_size;
+    mapped_note(map, r->size, path);
 
     size_t n_magic = r->size < VT_FORMAT_MAGIC_BYTES ? r->size : VT_FORMAT_MAGIC_BYTES;
     if (memcmp(r->map, VT_FORMAT_MAGIC, n_magic) != 0)
@@ -97,8 +173,11 @@ int vt_reader_open(vt_reader_t *r, const char *path)
 
 void vt_reader_release(vt_reader_t *r)
 {
-    if (r->map)
+    if (r->map) {
+        mapped_forget(r->map);
         munmap((void *)r->map, r->trimmed_size ? r->trimmed_size : r->size);
+        close(r->fd); /* and with it the shared lock */
+    }
     free(r->strings);
     free(r->stacks);
     free(r->threads);
@@ -238,7 +317,7 @@ static void event_time(vt_reader_t *r, cur_t *c, vt_event_t *ev)
     if (!r->seen_event)
         r->t_ns = r->t0_ns;
     r->seen_event = true;
-    r->t_ns += dt;
+    r->t_ns = vt_sat_add(r->t_ns, dt); /* a hostile trace's time stops at the end of the range */
     ev->t_ns = r->t_ns;
 }
 
@@ -670,8 +749,10 @@ int vt_reader_follow(vt_reader_t *r)
         for (uint64_t i = 0; i < r->n_modules; i++)
             if (r->modules[i].build_id)
                 r->modules[i].build_id = (const uint8_t *)map + (r->modules[i].build_id - r->map);
+        mapped_forget(r->map);
         r->map = map;
         r->trimmed_size = 0;
+        mapped_note(map, size, r->path);
     } else if (size < mapped_len) {
         /* Trimmed at exit, after its END record: the pages past the end are gone and must not
          * be read. The mapping keeps its length for munmap. */

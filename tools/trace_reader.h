@@ -192,10 +192,20 @@ typedef struct vt_reader_s {
     uint32_t n_slots, cap_slots, free_top;
     size_t mapped;       /* internal: the mapping is populated (page tables filled) below this */
     size_t trimmed_size; /* vt_reader_follow: the mapping's length when the file shrank; 0 */
+    int fd;              /* internal: the trace, open while mapped: it holds the shared lock */
 } vt_reader_t;
 
+/* vt_reader_catch_truncation: a trace truncated by another process while it is mapped (a live
+ * trace whose writer trims it at exit, a file rewritten in place) makes the next read of the
+ * lost pages raise SIGBUS. Installed once by a program that reads traces, the handler turns
+ * that into "vramtrace: 'PATH': the trace changed while it was read" and exit status 1; a
+ * SIGBUS elsewhere keeps its default action. */
+void vt_reader_catch_truncation(void);
+
 /* vt_reader_open: maps path and checks its preamble. Returns 0, or -1 with the reason in
- * r->err (the reader must still be released). */
+ * r->err (the reader must still be released). While mapped, the file is held with a shared
+ * flock, which the capture library's writer and `vramtrace run -o` respect: they never truncate
+ * or remove a file someone holds, and write another name (src/writer.c). */
 int vt_reader_open(vt_reader_t *r, const char *path);
 
 /* vt_reader_next: decodes the next record into *ev. Returns 1 for a record, 0 at the end of

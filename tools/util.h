@@ -16,10 +16,6 @@
 /* error: "vramtrace: <message>" on stderr; returns -1 (git's error()). */
 int error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
-/* read_file: the whole file at path into a NUL-terminated malloc'd buffer (*len_out bytes
- * without the NUL), or NULL with errno set. */
-char *read_file(const char *path, size_t *len_out);
-
 /* vt_xml_text: s as XML or HTML character data (text or a quoted attribute value): markup
  * escaped, control bytes as '?', each byte of malformed UTF-8 as U+FFFD (as the JSON writer
  * does). */

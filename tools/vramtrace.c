@@ -8,6 +8,7 @@
 
 #include "args.h"
 #include "commands.h"
+#include "trace_reader.h"
 #include "util.h"
 
 /* A failed write of the data we printed is an error, not a silent truncation (git's
@@ -26,6 +27,7 @@ static int finish_stdout(int status)
 int main(int argc, char **argv)
 {
     const char *memory_limit = NULL;
+    vt_reader_catch_truncation();
     /* Global options come before the command, as with git. */
     vt_args_t args;
     vt_args_init(&args, &vt_global_spec, argc, argv);

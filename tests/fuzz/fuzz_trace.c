@@ -2,14 +2,16 @@
 /* Fuzz harness of the trace reader and the analysis (tools/trace_reader.h): a hostile trace file
  * is opened, decoded record by record into the analysis to the end or the first error, and
  * everything a report then reads is read: the peak, the call-sites of every device with their
- * frames, the process keys, the API names and the strings. Nothing may crash, read out of bounds
- * or overflow, whatever the bytes. */
+ * frames, the process keys, the API names and the strings; then one command of the CLI runs on
+ * the file (fuzz_cli.h), chosen by the input's size, so every view meets every input shape over
+ * a run. Nothing may crash, read out of bounds, overflow or leak, whatever the bytes. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "analysis.h"
 #include "fuzz.h"
+#include "fuzz_cli.h"
 #include "trace_reader.h"
 
 /* Everything a report looks at once the analysis is done. */
@@ -47,6 +49,37 @@ static void read_results(const vt_reader_t *r, const vt_analysis_t *a)
     }
 }
 
+/* The commands run on an input, "T" standing for its path; outputs go to stdout (/dev/null). */
+static const char *const commands[][8] = {
+    {"report", "T", "--json", "--all-frames", "--top", "0"},
+    {"report", "T"},
+    {"report", "T", "--at", "1ms", "--category", "weights"},
+    {"timeline", "T", "--svg", "-"},
+    {"timeline", "T", "--csv"},
+    {"timeline", "T"},
+    {"oom", "T", "--json"},
+    {"oom", "T"},
+    {"leaks", "T", "--top", "0"},
+    {"check", "T", "--max-peak", "1"},
+    {"export", "T", "--format", "perfetto"},
+    {"export", "T", "--format", "speedscope"},
+    {"export", "T", "--format", "folded"},
+    {"export", "T", "--format", "csv"},
+    {"html", "T", "-o", "-"},
+    {"diff", "T", "T", "--json", "--top", "0"},
+};
+#define N_COMMANDS (sizeof(commands) / sizeof(commands[0]))
+
+static void run_command(const char *path, size_t which)
+{
+    char *argv[10] = {"vramtrace"};
+    int argc = 1;
+    for (int k = 0; k < 8 && commands[which][k]; k++)
+        argv[argc++] =
+            strcmp(commands[which][k], "T") == 0 ? (char *)path : (char *)commands[which][k];
+    fuzz_cli_run_trusted(argc, argv);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     const char *path = fuzz_input_path(data, size);
@@ -64,5 +97,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     vt_analysis_release(&a);
     vt_reader_release(&r);
+    run_command(path, size % N_COMMANDS);
     return 0;
 }

@@ -1,12 +1,16 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# make_seeds.sh OUT SRC MKTRACE VRAMTRACE PROGRAM... : the seed corpora of the fuzz harnesses,
-# OUT/trace, OUT/rules and OUT/model. Traces: every trace script of the golden CLI tests and of
-# tests/unit/trace through vt-mktrace, and a real capture of each PROGRAM on the simulated device.
+# make_seeds.sh OUT SRC MKTRACE VRAMTRACE EXTREME PROGRAM... : the seed corpora of the fuzz
+# harnesses, OUT/trace, OUT/rules, OUT/model and OUT/argv. Traces: every trace script of the
+# golden CLI tests and of tests/unit/trace through vt-mktrace, 64 valid traces with extreme values
+# (EXTREME: vt-extreme), and a real capture of each PROGRAM on the simulated device. Argument
+# vectors: tests/fuzz/seeds/argv.
 set -u
-out=$1 src=$2 mktrace=$3 vt=$4
-shift 4
-rm -rf "$out" && mkdir -p "$out/trace" "$out/rules" "$out/model" || exit 1
+out=$1 src=$2 mktrace=$3 vt=$4 extreme=$5
+shift 5
+rm -rf "$out" && mkdir -p "$out/trace" "$out/rules" "$out/model" "$out/argv" || exit 1
+"$extreme" "$out/trace" 1 64 || exit 1
+cp "$src"/tests/fuzz/seeds/argv/* "$out/argv/" || exit 1
 n=0
 for script in "$src"/tests/cli/*/*.trace "$src"/tests/unit/trace/*.trace; do
     [ -f "$script" ] || continue
