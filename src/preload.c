@@ -165,18 +165,23 @@ static void record_alloc(int rc, vt_series_t series, enum device_from from, uint
             vt_inflight_sub(pending_bytes);
         return;
     }
+    /* Device memory belongs to the context current at the call: its teardown frees it. */
     int device = 0;
-    if (from == DEVICE_OF_POINTER)
-        device = vt_device_of_pointer(key);
-    if (from == DEVICE_CURRENT || device < 0)
-        device = vt_current_device();
+    uint64_t ctx = 0;
+    if (from != DEVICE_HOST)
+        device = vt_current_context(&ctx);
+    if (from == DEVICE_OF_POINTER) {
+        int of_pointer = vt_device_of_pointer(key);
+        if (of_pointer >= 0)
+            device = of_pointer;
+    }
     if (series != VT_SERIES_PINNED)
         describe_device(device);
     vt_callsite_t cs;
     vt_callsite_take(&cs, api);
     /* The allocation's own timestamp paces the samples: one clock read per event. */
     uint64_t t_ns =
-        vt_track_alloc_pending_at(series, device, key, size_bytes, api, &cs, pending_bytes);
+        vt_track_alloc_pending_at(series, device, ctx, key, size_bytes, api, &cs, pending_bytes);
     uint64_t free_bytes, total_bytes;
     if (series == VT_SERIES_DEVICE && from == DEVICE_CURRENT && meminfo_due(device, t_ns) &&
         sample_meminfo(device, false, t_ns, &free_bytes, &total_bytes))
@@ -796,15 +801,45 @@ VT_EXPORT CUresult cuDeviceGraphMemTrim(CUdevice device)
     return rc;
 }
 
-/* ---- context teardown: the device's allocations vanish without a free call ------------------ */
+/* ---- context teardown: a context's allocations vanish without a free call ------------------- */
+
+/* Not a recording shim: the primary context's handle is noted even when the runtime retains it
+ * inside one of its own calls (nested), so that its teardown drops only what it made. */
+VT_EXPORT CUresult cuDevicePrimaryCtxRetain(CUcontext *pctx, CUdevice dev)
+{
+    vt_ensure_init();
+    __typeof__(&cuDevicePrimaryCtxRetain) real = VT_REAL(cuDevicePrimaryCtxRetain);
+    if (VT_UNLIKELY(!real))
+        return CU_NOT_FOUND;
+    CUresult rc = real(pctx, dev);
+    if (rc == CUDA_SUCCESS && pctx)
+        vt_note_primary_context(dev, (uint64_t)(uintptr_t)*pctx);
+    return rc;
+}
+
+VT_EXPORT CUresult cuCtxDestroy_v2(CUcontext ctx)
+{
+    VT_ENTER(cuCtxDestroy_v2, CU_NOT_FOUND, (ctx));
+    uint64_t serial_before = vt_track_serial();
+    CUresult rc = VT_CALL(real(ctx));
+    int saved_errno = errno;
+    if (rc == CUDA_SUCCESS) {
+        vt_context_destroyed();
+        vt_track_drop_context((uint64_t)(uintptr_t)ctx, serial_before, VT_API_cuCtxDestroy_v2);
+    }
+    vt_leave(saved_errno);
+    return rc;
+}
 
 VT_EXPORT CUresult cuDevicePrimaryCtxReset_v2(CUdevice dev)
 {
     VT_ENTER(cuDevicePrimaryCtxReset_v2, CU_NOT_FOUND, (dev));
+    uint64_t serial_before = vt_track_serial();
     CUresult rc = VT_CALL(real(dev));
     int saved_errno = errno;
     if (rc == CUDA_SUCCESS)
-        vt_track_drop_device(dev, VT_API_cuDevicePrimaryCtxReset_v2);
+        vt_track_drop_device(dev, vt_primary_context(dev), serial_before,
+                             VT_API_cuDevicePrimaryCtxReset_v2);
     vt_leave(saved_errno);
     return rc;
 }
@@ -813,13 +848,15 @@ VT_EXPORT CUresult cuDevicePrimaryCtxReset_v2(CUdevice dev)
 VT_EXPORT CUresult cuDevicePrimaryCtxRelease_v2(CUdevice dev)
 {
     VT_ENTER(cuDevicePrimaryCtxRelease_v2, CU_NOT_FOUND, (dev));
+    uint64_t serial_before = vt_track_serial();
     CUresult rc = VT_CALL(real(dev));
     int saved_errno = errno;
     __typeof__(&cuDevicePrimaryCtxGetState) state = VT_REAL(cuDevicePrimaryCtxGetState);
     unsigned int flags = 0;
     int active = 1;
     if (rc == CUDA_SUCCESS && state && state(dev, &flags, &active) == CUDA_SUCCESS && !active)
-        vt_track_drop_device(dev, VT_API_cuDevicePrimaryCtxRelease_v2);
+        vt_track_drop_device(dev, vt_primary_context(dev), serial_before,
+                             VT_API_cuDevicePrimaryCtxRelease_v2);
     vt_leave(saved_errno);
     return rc;
 }

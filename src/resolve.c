@@ -284,6 +284,57 @@ int vt_current_device(void)
     return dev;
 }
 
+/* The calling thread's current context (0: none or unknown) and its device. The device of a
+ * context never changes, so each thread keeps the last one it asked of the driver: the common
+ * call is then one cuCtxGetCurrent, as cheap as the cuCtxGetDevice it replaces. A destroyed
+ * context's handle may come back for another device: vt_context_destroyed bumps a generation
+ * that makes every thread ask again. */
+static unsigned ctx_generation;
+static __thread uint64_t tls_ctx;
+static __thread int tls_ctx_device;
+static __thread unsigned tls_ctx_generation;
+
+void vt_context_destroyed(void)
+{
+    __atomic_fetch_add(&ctx_generation, 1, __ATOMIC_RELAXED);
+}
+
+int vt_current_context(uint64_t *ctx)
+{
+    __typeof__(&cuCtxGetCurrent) get = VT_REAL(cuCtxGetCurrent);
+    CUcontext c = NULL;
+    if (!get || get(&c) != CUDA_SUCCESS || !c) {
+        *ctx = 0;
+        return vt_current_device();
+    }
+    *ctx = (uint64_t)(uintptr_t)c;
+    unsigned generation = __atomic_load_n(&ctx_generation, __ATOMIC_RELAXED);
+    if (VT_LIKELY(*ctx == tls_ctx && generation == tls_ctx_generation))
+        return tls_ctx_device;
+    int device = vt_current_device();
+    tls_ctx = *ctx;
+    tls_ctx_device = device;
+    tls_ctx_generation = generation;
+    return device;
+}
+
+/* The primary context of each device, as cuDevicePrimaryCtxRetain handed it out (0: not seen):
+ * its teardown frees what it made, not what created contexts on the device made. */
+static uint64_t primary_ctx[VT_MAX_DEVICES];
+
+void vt_note_primary_context(int device, uint64_t ctx)
+{
+    if (device >= 0 && device < VT_MAX_DEVICES)
+        __atomic_store_n(&primary_ctx[device], ctx, __ATOMIC_RELAXED);
+}
+
+uint64_t vt_primary_context(int device)
+{
+    return device >= 0 && device < VT_MAX_DEVICES
+               ? __atomic_load_n(&primary_ctx[device], __ATOMIC_RELAXED)
+               : 0;
+}
+
 int vt_device_of_pointer(uint64_t p)
 {
     __typeof__(&cuPointerGetAttribute) get = VT_REAL(cuPointerGetAttribute);

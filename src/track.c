@@ -148,15 +148,16 @@ static void fill_proto(vt_alloc_t *a, uint32_t space, int series, int device, ui
 uint64_t vt_track_alloc_at(vt_series_t series, int device, uint64_t key, uint64_t size_bytes,
                            vt_api_t api, const vt_callsite_t *cs)
 {
-    return vt_track_alloc_pending_at(series, device, key, size_bytes, api, cs, 0);
+    return vt_track_alloc_pending_at(series, device, 0, key, size_bytes, api, cs, 0);
 }
 
-uint64_t vt_track_alloc_pending_at(vt_series_t series, int device, uint64_t key,
+uint64_t vt_track_alloc_pending_at(vt_series_t series, int device, uint64_t ctx, uint64_t key,
                                    uint64_t size_bytes, vt_api_t api, const vt_callsite_t *cs,
                                    uint64_t pending_bytes)
 {
     vt_alloc_t proto;
     fill_proto(&proto, series, series, device, key, size_bytes, api, cs);
+    proto.ctx = ctx;
     vt_lock_take();
     /* Before the insert: a replaced entry's count_out sees the other calls in flight only. */
     if (pending_bytes)
@@ -435,18 +436,29 @@ void vt_track_graph_reserved_at(int device, uint64_t reserved_bytes, vt_api_t ap
     vt_lock_give();
 }
 
-/* vt_track_drop_device: the device's context was destroyed, and with it every allocation made
- * in it (device, managed, imported, graph memory); VMM handles outlive contexts. The series
- * lose the bytes; the totals, which count calls, do not count these as frees. */
-void vt_track_drop_device(int device, vt_api_t api)
+/* The serial the next allocation will be above: taken before a teardown's real call. */
+uint64_t vt_track_serial(void)
 {
-    device = clamp_device(device);
+    vt_lock_take();
+    uint64_t serial = next_serial;
+    vt_lock_give();
+    return serial;
+}
+
+/* Drops every entry a context teardown freed, as implicit FREEs: the device, managed and
+ * imported allocations and arrays matched by `owned` made before serial_before; VMM handles
+ * outlive contexts. The series lose the bytes; the totals, which count calls, do not count
+ * these as frees. vt_lock not held. */
+static void drop_owned(bool (*owned)(const vt_alloc_t *a, int device, uint64_t ctx), int device,
+                       uint64_t ctx, uint64_t serial_before, vt_api_t api)
+{
     vt_lock_take();
     vt_alloc_t *a = vt_table_first();
     while (a) {
         vt_alloc_t *next = vt_table_next(a);
-        if (a->device == device && (a->space == VT_SERIES_DEVICE || a->space == VT_SERIES_MANAGED ||
-                                    a->space == VT_SERIES_IMPORTED)) {
+        if ((a->space == VT_SERIES_DEVICE || a->space == VT_SERIES_MANAGED ||
+             a->space == VT_SERIES_IMPORTED) &&
+            a->serial <= serial_before && owned(a, device, ctx)) {
             count_out(a);
             vt_writer_free(a->series, a->key, false, false, true, api);
             vt_table_remove(a);
@@ -454,6 +466,34 @@ void vt_track_drop_device(int device, vt_api_t api)
         a = next;
     }
     vt_lock_give();
+}
+
+static bool made_in(const vt_alloc_t *a, int device, uint64_t ctx)
+{
+    (void)device;
+    return a->ctx == ctx;
+}
+
+/* On the device, and not made in another context than its primary one (when that is known;
+ * memory of no known context, such as graph memory, goes with the device). */
+static bool made_in_primary(const vt_alloc_t *a, int device, uint64_t primary_ctx)
+{
+    return a->device == device && (!primary_ctx || !a->ctx || a->ctx == primary_ctx);
+}
+
+/* vt_track_drop_context: a created context was destroyed (cuCtxDestroy), and with it what was
+ * made in it. */
+void vt_track_drop_context(uint64_t ctx, uint64_t serial_before, vt_api_t api)
+{
+    if (ctx)
+        drop_owned(made_in, 0, ctx, serial_before, api);
+}
+
+/* vt_track_drop_device: the device's primary context (primary_ctx, 0 when not known) was torn
+ * down, and with it what was made in it and the device's graph memory. */
+void vt_track_drop_device(int device, uint64_t primary_ctx, uint64_t serial_before, vt_api_t api)
+{
+    drop_owned(made_in_primary, clamp_device(device), primary_ctx, serial_before, api);
 }
 
 /* ---- the devices used ------------------------------------------------------------------ */

@@ -246,6 +246,7 @@ typedef struct vt_alloc_s {
     uint32_t key_pad_; /* zero (the table clears it) */
     uint64_t size_bytes;
     uint64_t t_ns;  /* when it was allocated */
+    uint64_t ctx;   /* the context current when it was made (0: none, host memory, unknown) */
     int32_t device; /* device ordinal; 0 for host series */
     uint32_t tid;
     uint16_t api;      /* vt_api_t that made it */
@@ -333,9 +334,10 @@ typedef struct vt_callsite_s vt_callsite_t;
 /* vt_track_alloc_at returns the allocation's timestamp (vt_now_ns). */
 uint64_t vt_track_alloc_at(vt_series_t series, int device, uint64_t key, uint64_t size_bytes,
                            vt_api_t api, const vt_callsite_t *cs);
-/* The same for an allocation whose pending_bytes were added to vt_inflight_bytes before the
- * real call: taken back under vt_lock as the allocation is counted, so no moment lacks both. */
-uint64_t vt_track_alloc_pending_at(vt_series_t series, int device, uint64_t key,
+/* The same for an allocation made in context ctx (0: unknown) whose pending_bytes were added to
+ * vt_inflight_bytes before the real call: taken back under vt_lock as the allocation is
+ * counted, so no moment lacks both. */
+uint64_t vt_track_alloc_pending_at(vt_series_t series, int device, uint64_t ctx, uint64_t key,
                                    uint64_t size_bytes, vt_api_t api, const vt_callsite_t *cs,
                                    uint64_t pending_bytes);
 /* Without a call-site (category unknown): the tests' shorthand. */
@@ -380,7 +382,11 @@ static inline void vt_track_graph_reserved(int device, uint64_t reserved_bytes, 
 {
     vt_track_graph_reserved_at(device, reserved_bytes, api, NULL);
 }
-void vt_track_drop_device(int device, vt_api_t api);
+/* Context teardown. serial_before: vt_track_serial() before the real call, so an allocation
+ * made after it (a new context at the same handle) is kept. */
+uint64_t vt_track_serial(void);
+void vt_track_drop_context(uint64_t ctx, uint64_t serial_before, vt_api_t api);
+void vt_track_drop_device(int device, uint64_t primary_ctx, uint64_t serial_before, vt_api_t api);
 /* What the driver says of a device, for its DEVICE record: "" and 0 where it did not answer. */
 typedef struct vt_device_info_s {
     char name[256];
@@ -586,7 +592,11 @@ void *vt_resolve_real(size_t slot_offset, const char *name);
 void vt_substitute(const char *symbol, void **pfn, int cuda_version, uint64_t flags);
 void *vt_dlsym_intercept(void *handle, const char *name);
 bool vt_is_own_address(const void *p);
-int vt_current_device(void);          /* from the real driver; 0 when unknown */
-int vt_device_of_pointer(uint64_t p); /* from the real driver; -1 when unknown */
+int vt_current_device(void);           /* from the real driver; 0 when unknown */
+int vt_device_of_pointer(uint64_t p);  /* from the real driver; -1 when unknown */
+int vt_current_context(uint64_t *ctx); /* the device; *ctx 0 when there is none */
+void vt_context_destroyed(void);       /* a handle may now name another device's context */
+void vt_note_primary_context(int device, uint64_t ctx);
+uint64_t vt_primary_context(int device); /* 0: not seen */
 
 #endif

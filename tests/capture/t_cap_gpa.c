@@ -114,7 +114,7 @@ int main(int argc, char **argv)
                  owner((void *)free_async) == 1 && owner((void *)alloc_host) == 1 &&
                  owner((void *)free_host) == 1 && owner((void *)alloc_managed) == 1);
     VT_CHECK("context calls are the driver's",
-             owner((void *)init) == 0 && owner((void *)retain) == 0);
+             owner((void *)init) == 0 && owner((void *)set_current) == 0);
     if (!(init && device_get && retain && set_current && mem_alloc && mem_free && alloc_async &&
           free_async && alloc_host && free_host && alloc_managed))
         return vt_test_done();

@@ -463,7 +463,10 @@ static void contexts(CUcontext ctx0)
 {
     CUcontext c1 = NULL;
     CUdeviceptr a = CAP_DPTR_SENTINEL;
-    cuDevicePrimaryCtxRetain(&c1, 1);
+    CAP_CALL("cuDevicePrimaryCtxRetain", cuDevicePrimaryCtxRetain(&c1, 1));
+    cap_end();
+    CAP_CALL("cuDevicePrimaryCtxRetain bad device", cuDevicePrimaryCtxRetain(&c1, 7));
+    cap_end();
     cuCtxSetCurrent(c1);
     cuMemAlloc_v2(&a, MiB);
     CAP_CALL("cuDevicePrimaryCtxReset_v2", cuDevicePrimaryCtxReset_v2(1));
@@ -481,6 +484,17 @@ static void contexts(CUcontext ctx0)
     CAP_CALL("cuDevicePrimaryCtxRelease_v2 last", cuDevicePrimaryCtxRelease_v2(1));
     cap_end();
     CAP_CALL("cuDevicePrimaryCtxRelease_v2 bad device", cuDevicePrimaryCtxRelease_v2(-1));
+    cap_end();
+    /* A created context destroyed with memory live: the memory goes with it. */
+    CUcontext c2 = NULL;
+    cuCtxSetCurrent(ctx0);
+    cuCtxCreate_v2(&c2, 0, 0);
+    cuMemAlloc_v2(&a, MiB);
+    CAP_CALL("cuCtxDestroy_v2", cuCtxDestroy_v2(c2));
+    cap_end();
+    CAP_CALL("cuMemFree_v2 after cuCtxDestroy", cuMemFree_v2(a));
+    cap_end();
+    CAP_CALL("cuCtxDestroy_v2 destroyed", cuCtxDestroy_v2(c2));
     cap_end();
     cuCtxSetCurrent(ctx0);
 }

@@ -33,7 +33,7 @@ int main(void)
         return vt_test_done();
     __typeof__(&cuInit) init = lookup("cuInit", 0);
     __typeof__(&cuDeviceGet) device_get = lookup("cuDeviceGet", 0);
-    __typeof__(&cuDevicePrimaryCtxRetain) retain = lookup("cuDevicePrimaryCtxRetain", 0);
+    __typeof__(&cuDevicePrimaryCtxRetain) retain = lookup("cuDevicePrimaryCtxRetain", 1);
     __typeof__(&cuCtxSetCurrent) set_current = lookup("cuCtxSetCurrent", 0);
     __typeof__(&cuDeviceGetDefaultMemPool) default_pool = lookup("cuDeviceGetDefaultMemPool", 0);
     __typeof__(&cuMemAlloc_v2) mem_alloc = lookup("cuMemAlloc_v2", 1);

@@ -322,7 +322,7 @@ static void test_inflight_peak(void)
     VT_CHECK("free below the peak", free_ok(DEV, 0x1000));
     CHECK_SERIES("not higher: peak kept", VT_SERIES_DEVICE, 0, 0, 180, 3, 3);
     /* The call in flight is recorded: its bytes leave the in-flight total as they come in. */
-    vt_track_alloc_pending_at(VT_SERIES_DEVICE, 0, 0x4000, 70, ALLOC, NULL, 70);
+    vt_track_alloc_pending_at(VT_SERIES_DEVICE, 0, 0, 0x4000, 70, ALLOC, NULL, 70);
     VT_CHECK_EQ("none in flight", __atomic_load_n(&vt_inflight_bytes, __ATOMIC_SEQ_CST), 0);
     VT_CHECK("free", free_ok(DEV, 0x4000));
     CHECK_SERIES("exact again", VT_SERIES_DEVICE, 0, 0, 180, 4, 4);
@@ -534,7 +534,7 @@ static void test_drop_device(void)
     vt_track_alloc(VT_SERIES_DEVICE, 0, 0x8000, 25600, ALLOC);
     VT_CHECK_EQ("entries before", vt_table_count(), 10);
 
-    vt_track_drop_device(1, VT_API_cuDevicePrimaryCtxReset_v2);
+    vt_track_drop_device(1, 0, vt_track_serial(), VT_API_cuDevicePrimaryCtxReset_v2);
     CHECK_SERIES("device 1: the VMM handle stays", VT_SERIES_DEVICE, 1, 1600, 1900, 3, 2);
     CHECK_SERIES("managed 1 dropped", VT_SERIES_MANAGED, 1, 0, 400, 1, 1);
     CHECK_SERIES("imported 1 dropped", VT_SERIES_IMPORTED, 1, 0, 800, 1, 1);
@@ -553,13 +553,47 @@ static void test_drop_device(void)
 
     /* Graph memory of the device goes with its context too. */
     vt_track_graph_reserved(2, 2 * MIB, VT_API_cuGraphLaunch);
-    vt_track_drop_device(2, VT_API_cuDevicePrimaryCtxRelease_v2);
+    vt_track_drop_device(2, 0, vt_track_serial(), VT_API_cuDevicePrimaryCtxRelease_v2);
     CHECK_SERIES("device 2 and its graph reserve", VT_SERIES_DEVICE, 2, 0, 2 * MIB + 6400, 2, 2);
     CHECK_SERIES("managed 2 dropped", VT_SERIES_MANAGED, 2, 0, 12800, 1, 1);
     VT_CHECK("graph entry gone", !vt_table_find(VT_SERIES_DEVICE, ~0ULL - 2));
     /* Dropping a device with nothing left changes nothing. */
-    vt_track_drop_device(2, VT_API_cuDevicePrimaryCtxRelease_v2);
+    vt_track_drop_device(2, 0, vt_track_serial(), VT_API_cuDevicePrimaryCtxRelease_v2);
     VT_CHECK_EQ("entries at the end", vt_table_count(), 4);
+}
+
+/* Contexts: cuCtxDestroy drops what was made in that context only; the primary context's
+ * teardown what was made in it (or in no known context), not what created contexts on the
+ * device made; an allocation made after the teardown began (a new context at the same handle)
+ * stays. */
+static void test_drop_context(void)
+{
+    enum { PRIMARY = 0x100, CREATED = 0x200, OTHER = 0x300 };
+    vt_track_reset();
+    vt_track_alloc_pending_at(VT_SERIES_DEVICE, 0, PRIMARY, 0x1000, 100, ALLOC, NULL, 0);
+    vt_track_alloc_pending_at(VT_SERIES_DEVICE, 0, CREATED, 0x2000, 200, ALLOC, NULL, 0);
+    vt_track_alloc_pending_at(VT_SERIES_MANAGED, 0, CREATED, 0x3000, 400, VT_API_cuMemAllocManaged,
+                              NULL, 0);
+    vt_track_alloc_pending_at(VT_SERIES_DEVICE, 0, OTHER, 0x4000, 800, ALLOC, NULL, 0);
+    vt_track_alloc(VT_SERIES_DEVICE, 0, 0x5000, 1600, ALLOC); /* no known context */
+    vt_track_vmm_create(0x55, 3200, VT_SERIES_DEVICE, 0, VT_API_cuMemCreate);
+    uint64_t serial = vt_track_serial();
+    vt_track_alloc_pending_at(VT_SERIES_DEVICE, 0, CREATED, 0x6000, 6400, ALLOC, NULL, 0);
+    vt_track_drop_context(CREATED, serial, VT_API_cuCtxDestroy_v2);
+    CHECK_SERIES("created context's device memory", VT_SERIES_DEVICE, 0,
+                 100 + 800 + 1600 + 3200 + 6400, 12300, 6, 1);
+    CHECK_SERIES("created context's managed memory", VT_SERIES_MANAGED, 0, 0, 400, 1, 1);
+    VT_CHECK("made after the teardown began: kept", vt_table_find(VT_SERIES_DEVICE, 0x6000));
+    vt_track_drop_context(0, vt_track_serial(), VT_API_cuCtxDestroy_v2);
+    VT_CHECK("no context: nothing dropped", vt_table_find(VT_SERIES_DEVICE, 0x5000));
+    vt_track_drop_device(0, PRIMARY, vt_track_serial(), VT_API_cuDevicePrimaryCtxReset_v2);
+    VT_CHECK("primary's gone", !vt_table_find(VT_SERIES_DEVICE, 0x1000));
+    VT_CHECK("no context's gone", !vt_table_find(VT_SERIES_DEVICE, 0x5000));
+    VT_CHECK("another context's kept", vt_table_find(VT_SERIES_DEVICE, 0x4000));
+    VT_CHECK("handle kept", vt_table_find(VT_SPACE_VMM_HANDLE, 0x55));
+    CHECK_SERIES("after the primary's teardown", VT_SERIES_DEVICE, 0, 800 + 3200 + 6400, 12300, 6,
+                 3);
+    CHECK_TOTALS("teardowns are not calls", 7, 0, 0, 0, 0);
 }
 
 static void test_fork_child(void)
@@ -760,6 +794,7 @@ int main(void)
     test_vmm();
     test_graph_reserved();
     test_drop_device();
+    test_drop_context();
     test_fork_child();
     test_arena_exhaustion();
     test_arena_large_blocks();
