@@ -191,10 +191,18 @@ static void record_alloc(int rc, vt_series_t series, enum device_from from, uint
 #define DEVICE_SERIES (VT_MASK(VT_SERIES_DEVICE) | VT_MASK(VT_SERIES_MANAGED))
 #define PINNED_SERIES VT_MASK(VT_SERIES_PINNED)
 
-/* Bytes of one array level, from its descriptor: logical bytes, since the layout is opaque. */
+/* Arrays are counted at their logical size: elements × the format's size × the channels, by
+ * rows (at least 1) and slices (at least 1: the depth, the layers of a layered array, 6 faces ×
+ * layers for a cubemap, as cuda.h documents the descriptor), each mipmap level halving width,
+ * height and (unless layered or a cubemap) depth, never below 1. What the driver adds for its
+ * layout (row padding, tiling) is not documented (cuArrayGetMemoryRequirements answers only for
+ * arrays made for deferred mapping), so the report says array sizes are logical. */
+#define ARRAY3D_LAYERED 0x01u /* CUDA_ARRAY3D_LAYERED */
+#define ARRAY3D_CUBEMAP 0x04u /* CUDA_ARRAY3D_CUBEMAP */
+
 static uint64_t array_bytes(size_t w, size_t h, size_t d, CUarray_format format, unsigned channels)
 {
-    unsigned elem = 0;
+    unsigned elem = 4;
     switch (format) {
     case CU_AD_FORMAT_UNSIGNED_INT8:
     case CU_AD_FORMAT_SIGNED_INT8:
@@ -206,10 +214,24 @@ static uint64_t array_bytes(size_t w, size_t h, size_t d, CUarray_format format,
         elem = 2;
         break;
     default:
-        elem = 4;
         break;
     }
     return (uint64_t)w * (h ? h : 1) * (d ? d : 1) * elem * channels;
+}
+
+static uint64_t mipmapped_array_bytes(const CUDA_ARRAY3D_DESCRIPTOR *d, unsigned n_levels)
+{
+    bool layered = d->Flags & (ARRAY3D_LAYERED | ARRAY3D_CUBEMAP);
+    size_t w = d->Width, h = d->Height, z = d->Depth;
+    uint64_t total = 0;
+    for (unsigned level = 0; level < n_levels; level++) {
+        total += array_bytes(w, h, z, d->Format, d->NumChannels);
+        w = w > 1 ? w / 2 : 1;
+        h = h > 1 ? h / 2 : h;
+        if (!layered)
+            z = z > 1 ? z / 2 : z;
+    }
+    return total;
 }
 
 /* ---- lifecycle and annotations ----------------------------------------------------------- */
@@ -642,23 +664,13 @@ VT_EXPORT CUresult cuArray3DCreate_v2(CUarray *pHandle,
     return rc;
 }
 
-/* Each mipmap level halves every extent that is above 1. */
 VT_EXPORT CUresult cuMipmappedArrayCreate(CUmipmappedArray *pHandle,
                                           const CUDA_ARRAY3D_DESCRIPTOR *pMipmappedArrayDesc,
                                           unsigned int numMipmapLevels)
 {
     VT_ENTER(cuMipmappedArrayCreate, CU_NOT_FOUND, (pHandle, pMipmappedArrayDesc, numMipmapLevels));
-    uint64_t total = 0;
-    if (pMipmappedArrayDesc) {
-        const CUDA_ARRAY3D_DESCRIPTOR *d = pMipmappedArrayDesc;
-        size_t w = d->Width, h = d->Height, z = d->Depth;
-        for (unsigned level = 0; level < numMipmapLevels; level++) {
-            total += array_bytes(w, h, z, d->Format, d->NumChannels);
-            w = w > 1 ? w / 2 : 1;
-            h = h > 1 ? h / 2 : h;
-            z = z > 1 ? z / 2 : z;
-        }
-    }
+    uint64_t total =
+        pMipmappedArrayDesc ? mipmapped_array_bytes(pMipmappedArrayDesc, numMipmapLevels) : 0;
     vt_inflight_add(total);
     CUresult rc = VT_CALL(real(pHandle, pMipmappedArrayDesc, numMipmapLevels));
     int saved_errno = errno;

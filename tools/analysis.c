@@ -215,12 +215,15 @@ static inline void account_remove(vt_analysis_t *a, const vt_live_t *e)
 /* An ALLOC (with its category already decided) into the live set and the totals. Returns 0, or
  * -1 when out of memory (the reader is failed, naming the record at offset). */
 static inline int apply_alloc(vt_analysis_t *a, vt_reader_t *r, uint8_t series, uint8_t handle,
-                              uint8_t category, bool implicit, uint32_t device, uint32_t stack_id,
-                              uint64_t address, uint64_t size_bytes, uint64_t t_ns, uint64_t offset)
+                              uint8_t category, bool implicit, uint32_t device, uint32_t api,
+                              uint32_t stack_id, uint64_t address, uint64_t size_bytes,
+                              uint64_t t_ns, uint64_t offset)
 {
     /* Totals count the program's calls; implicit entries only move memory. */
     if (!implicit)
         a->n_allocs++;
+    if (api < 256 && (a->array_apis[api >> 6] >> (api & 63) & 1))
+        a->n_array_allocs++;
     /* One probe: the entry at the same address, or the empty slot live_insert would fill. */
     vt_live_t *slot = a->cap_live ? live_probe(a, series, handle, address) : NULL;
     if (slot && slot->used) {
@@ -316,6 +319,23 @@ static void apply_inflight(vt_analysis_t *a, const vt_reader_t *r, const vt_even
     new_peak_set(d);
 }
 
+/* The apis that make CUDA arrays, whose sizes the library counts logically (src/preload.c):
+ * the report says so when the trace has any. */
+static void note_array_apis(vt_analysis_t *a, const vt_reader_t *r)
+{
+    static const char *const makers[] = {"cuArrayCreate_v2",       "cuArray3DCreate_v2",
+                                         "cuMipmappedArrayCreate", "cudaMallocArray",
+                                         "cudaMalloc3DArray",      "cudaMallocMipmappedArray"};
+    memset(a->array_apis, 0, sizeof(a->array_apis));
+    for (uint32_t api = 0; api < r->n_api_names && api < 256; api++) {
+        char name[64];
+        vt_reader_api_name(r, api, name, sizeof(name));
+        for (size_t i = 0; i < sizeof(makers) / sizeof(makers[0]); i++)
+            if (!strcmp(name, makers[i]))
+                a->array_apis[api >> 6] |= 1ULL << (api & 63);
+    }
+}
+
 int vt_analysis_apply(vt_analysis_t *a, vt_reader_t *r, const vt_event_t *ev)
 {
     int recategorized = -1;
@@ -328,8 +348,9 @@ int vt_analysis_apply(vt_analysis_t *a, vt_reader_t *r, const vt_event_t *ev)
         if (recategorized >= 0)
             category = recategorized < VT_CAT_COUNT ? (uint8_t)recategorized : VT_CAT_UNKNOWN;
         return apply_alloc(a, r, ev->u.alloc.series, ev->u.alloc.handle, category,
-                           ev->u.alloc.implicit, ev->u.alloc.device, ev->u.alloc.stack_id,
-                           ev->u.alloc.address, ev->u.alloc.size_bytes, ev->t_ns, ev->offset);
+                           ev->u.alloc.implicit, ev->u.alloc.device, ev->u.alloc.api,
+                           ev->u.alloc.stack_id, ev->u.alloc.address, ev->u.alloc.size_bytes,
+                           ev->t_ns, ev->offset);
     }
     case VT_REC_FREE:
         apply_free(a, ev->u.free.series, ev->u.free.handle, ev->u.free.implicit,
@@ -367,6 +388,9 @@ int vt_analysis_apply(vt_analysis_t *a, vt_reader_t *r, const vt_event_t *ev)
         break;
     case VT_REC_INFLIGHT:
         apply_inflight(a, r, ev);
+        break;
+    case VT_REC_API_NAMES:
+        note_array_apis(a, r);
         break;
     default:
         break;
@@ -411,7 +435,7 @@ static int analyze(vt_reader_t *r, vt_analysis_t *a, uint64_t stop_after, bool u
             uint8_t category = VT_FLAG_CATEGORY(f.flags);
             if (category >= VT_CAT_COUNT)
                 category = VT_CAT_UNKNOWN;
-            if (apply_alloc(a, r, series, handle, category, implicit, f.device, f.stack_id,
+            if (apply_alloc(a, r, series, handle, category, implicit, f.device, f.api, f.stack_id,
                             f.address, f.size_bytes, f.t_ns, start) != 0)
                 break;
             continue;

@@ -58,6 +58,8 @@ typedef struct vt_analysis_s {
     vt_u128_t live_exact[VT_TRACE_SERIES_COUNT]; /* live_bytes exactly (it saturates) */
     uint64_t peak_t_ns[VT_TRACE_SERIES_COUNT];   /* pinned and managed; devices have their own */
     uint64_t n_allocs, n_frees, n_failed, n_unmatched_frees;
+    uint64_t n_array_allocs; /* CUDA arrays made: counted at their logical size */
+    uint64_t array_apis[4];  /* bit api set: that api makes arrays (from the API_NAMES record) */
     uint64_t capped_limit_bytes; /* VRAMTRACE_MAX_SIZE reached: 0 when the trace is whole */
     uint64_t capped_t_ns;        /* the last event before the cap */
     vt_oom_t *ooms;

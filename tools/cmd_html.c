@@ -181,6 +181,12 @@ static void summary(FILE *out, const vt_report_t *rep)
                 "<tr><th>imported peak</th><td>%s (a peer's memory, in the exporting process's "
                 "device peak)</td></tr>\n",
                 vt_fmt_binary(a->peak_bytes[VT_TRACE_SERIES_IMPORTED], b1, sizeof(b1)));
+    if (a->n_array_allocs)
+        fprintf(out,
+                "<tr><th>arrays</th><td>%" PRIu64 " made, counted at their logical size "
+                "(elements &times; format &times; channels; the driver's padding of an array is "
+                "not known)</td></tr>\n",
+                a->n_array_allocs);
     fprintf(out,
             "<tr><th>totals</th><td>%" PRIu64 " allocations, %" PRIu64 " frees, %" PRIu64
             " failed</td></tr>\n",

@@ -170,6 +170,10 @@ static void print_text(const vt_report_t *rep)
     if (a->peak_bytes[VT_TRACE_SERIES_IMPORTED])
         printf("imported peak: %s (a peer's memory, in the exporting process's device peak)\n",
                vt_fmt_binary(a->peak_bytes[VT_TRACE_SERIES_IMPORTED], b1, sizeof(b1)));
+    if (a->n_array_allocs)
+        printf("arrays: %" PRIu64 " made, counted at their logical size (elements x format x "
+               "channels; the driver's padding of an array is not known)\n",
+               a->n_array_allocs);
     printf("totals: %" PRIu64 " allocation%s, %" PRIu64 " free%s, %" PRIu64
            " failed, %s of device memory never freed\n",
            a->n_allocs, a->n_allocs == 1 ? "" : "s", a->n_frees, a->n_frees == 1 ? "" : "s",
@@ -341,6 +345,11 @@ static void print_json(const vt_report_t *rep)
     vt_json_begin_object(&j, "imported");
     vt_json_uint(&j, "peak_bytes", a->peak_bytes[VT_TRACE_SERIES_IMPORTED]);
     vt_json_uint(&j, "live_bytes", a->live_bytes[VT_TRACE_SERIES_IMPORTED]);
+    vt_json_end_object(&j);
+
+    vt_json_begin_object(&j, "arrays");
+    vt_json_uint(&j, "allocs", a->n_array_allocs);
+    vt_json_string(&j, "sizes", "logical");
     vt_json_end_object(&j);
 
     vt_json_begin_object(&j, "totals");

@@ -5,6 +5,9 @@
 # `vramtrace report --json`: the device peak equals the device's high-water mark of allocations,
 # the bytes live at the end its live bytes, the managed and pinned peaks its own.
 #   contexts  memory of created contexts and of the primary context, dropped with them
+#   arrays    arrays of every kind whose rows need no padding: their logical size is the charge
+#   padded    an array whose rows the device pads: counted at its logical size (the peak below
+#             the device's by the padding), and the text, JSON and HTML reports say so
 # Needs python3 (exits 77, skipped, without it).
 set -u
 lib=$1 simdir=$2 vramtrace=$3 prog=$4 case=$5
@@ -21,6 +24,15 @@ if [ $rc != 0 ]; then
 fi
 "$vramtrace" report "$tmp/t.vtr" --json >"$tmp/json" 2>"$tmp/err" ||
     { echo "FAIL $case: report failed"; cat "$tmp/err"; exit 1; }
+
+if [ "$case" = padded ]; then
+    "$vramtrace" report "$tmp/t.vtr" >"$tmp/text" &&
+        grep -qF "arrays: 1 made, counted at their logical size" "$tmp/text" ||
+        { echo "FAIL padded: the text report does not say array sizes are logical"; exit 1; }
+    "$vramtrace" html "$tmp/t.vtr" -o "$tmp/t.html" &&
+        grep -qF "1 made, counted at their logical size" "$tmp/t.html" ||
+        { echo "FAIL padded: the HTML report does not say array sizes are logical"; exit 1; }
+fi
 
 python3 - "$case" "$tmp" <<'PY'
 import json, sys
@@ -42,6 +54,19 @@ got = {
     "managed peak": (j["managed"]["peak_bytes"], stats["managed"]["alloc_hwm_bytes"]),
     "pinned peak": (j["host_pinned"]["peak_bytes"], stats["pinned"]["alloc_hwm_bytes"]),
 }
+arrays = {"arrays": 12, "padded": 1}.get(case, 0)
+if j["arrays"] != {"allocs": arrays, "sizes": "logical"}:
+    print(f"FAIL {case}: 'arrays' is {j['arrays']}, not {arrays} allocs of logical size")
+    sys.exit(1)
+if case == "padded":
+    # 100 floats a row, 10 rows: 4000 bytes; the device pads each row to 512 bytes.
+    want = {"device peak": 4000, "device live at the end": 4000}
+    for k, v in want.items():
+        ours, theirs = got[k]
+        if ours != v or theirs != 5120:
+            print(f"FAIL {case}: {k} {ours} (the device's {theirs}): want 4000 of 5120")
+            sys.exit(1)
+        del got[k]
 fail = [f"{k} {ours} != the device's {theirs}" for k, (ours, theirs) in got.items()
         if ours != theirs]
 if fail:

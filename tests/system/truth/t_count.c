@@ -4,9 +4,14 @@
  *   t_count contexts   allocations in the primary context and in two created contexts; one
  *                      created context destroyed with its memory live, then the primary
  *                      context reset while the other created context still holds memory
+ *   t_count arrays     arrays of every kind (1D, 2D, 3D, layered, cubemap, layered cubemap,
+ *                      mipmapped: driver and runtime), rows a multiple of 512 bytes, so their
+ *                      logical size is what the simulated device charges
+ *   t_count padded     one array whose rows the device pads (100 floats)
  * Exits 0 when every call answered as the driver must. */
 #include <stdio.h>
 #include <string.h>
+#include "t_rt_common.h"
 #include "sim_test.h"
 
 #define MIB ((size_t)1 << 20)
@@ -65,14 +70,80 @@ static int contexts(void)
     return n_errors != 0;
 }
 
+/* ---- arrays ------------------------------------------------------------------------------ */
+
+static CUarray array3d(size_t w, size_t h, size_t d, CUarray_format format, unsigned channels,
+                       unsigned flags)
+{
+    CUDA_ARRAY3D_DESCRIPTOR desc = {w, h, d, format, channels, flags};
+    CUarray a = NULL;
+    check("cuArray3DCreate", cuArray3DCreate_v2(&a, &desc));
+    return a;
+}
+
+static void rt_check(const char *what, cudaError_t rc)
+{
+    if (rc != cudaSuccess && n_errors++ < 10)
+        fprintf(stderr, "t_count: %s: %d\n", what, (int)rc);
+}
+
+static int arrays(void)
+{
+    CUDA_ARRAY_DESCRIPTOR one_d = {1024, 0, CU_AD_FORMAT_FLOAT, 1};
+    CUDA_ARRAY_DESCRIPTOR two_d = {256, 100, CU_AD_FORMAT_UNSIGNED_INT8, 4};
+    CUarray a1 = NULL, a2 = NULL;
+    check("cuArrayCreate 1D", cuArrayCreate_v2(&a1, &one_d));
+    check("cuArrayCreate 2D", cuArrayCreate_v2(&a2, &two_d));
+    CUarray volume = array3d(128, 64, 8, CU_AD_FORMAT_FLOAT, 1, 0);
+    CUarray layers = array3d(512, 32, 5, CU_AD_FORMAT_HALF, 1, CUDA_ARRAY3D_LAYERED);
+    array3d(256, 256, 6, CU_AD_FORMAT_UNSIGNED_INT8, 2, CUDA_ARRAY3D_CUBEMAP);
+    array3d(128, 128, 12, CU_AD_FORMAT_FLOAT, 1, CUDA_ARRAY3D_CUBEMAP | CUDA_ARRAY3D_LAYERED);
+    CUmipmappedArray m1 = NULL, m2 = NULL, m3 = NULL;
+    CUDA_ARRAY3D_DESCRIPTOR mip_2d = {2048, 64, 0, CU_AD_FORMAT_FLOAT, 1, 0};
+    CUDA_ARRAY3D_DESCRIPTOR mip_layered = {
+        1024, 16, 3, CU_AD_FORMAT_FLOAT, 1, CUDA_ARRAY3D_LAYERED};
+    CUDA_ARRAY3D_DESCRIPTOR mip_3d = {256, 16, 8, CU_AD_FORMAT_FLOAT, 1, 0};
+    check("cuMipmappedArrayCreate 2D", cuMipmappedArrayCreate(&m1, &mip_2d, 3));
+    check("cuMipmappedArrayCreate layered", cuMipmappedArrayCreate(&m2, &mip_layered, 2));
+    check("cuMipmappedArrayCreate 3D", cuMipmappedArrayCreate(&m3, &mip_3d, 2));
+    /* The runtime's doors: cudaMallocArray is hooked itself, the others reach the driver. */
+    struct cudaChannelFormatDesc f32 = {32, 0, 0, 0, cudaChannelFormatKindFloat};
+    struct cudaChannelFormatDesc u8x4 = {8, 8, 8, 8, cudaChannelFormatKindUnsigned};
+    cudaArray_t r1 = NULL, r2 = NULL;
+    cudaMipmappedArray_t r3 = NULL;
+    rt_check("cudaMallocArray", cudaMallocArray(&r1, &f32, 1024, 16, 0));
+    struct cudaExtent volume_extent = {128, 8, 4};
+    rt_check("cudaMalloc3DArray", cudaMalloc3DArray(&r2, &u8x4, volume_extent, 0));
+    struct cudaExtent mip_extent = {512, 32, 0};
+    rt_check("cudaMallocMipmappedArray", cudaMallocMipmappedArray(&r3, &f32, mip_extent, 2, 0));
+    /* Some freed, the rest live at the end. */
+    check("cuArrayDestroy", cuArrayDestroy(a1));
+    check("cuArrayDestroy", cuArrayDestroy(volume));
+    check("cuMipmappedArrayDestroy", cuMipmappedArrayDestroy(m2));
+    rt_check("cudaFreeArray", cudaFreeArray(r1));
+    rt_check("cudaFreeMipmappedArray", cudaFreeMipmappedArray(r3));
+    (void)a2, (void)layers, (void)m1, (void)m3, (void)r2;
+    return n_errors != 0;
+}
+
+static int padded(void)
+{
+    array3d(100, 10, 0, CU_AD_FORMAT_FLOAT, 1, 0);
+    return n_errors != 0;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2 || sim_test_context(0) != CUDA_SUCCESS) {
-        fprintf(stderr, "usage: t_count contexts\n");
+        fprintf(stderr, "usage: t_count contexts|arrays|padded\n");
         return 2;
     }
     if (!strcmp(argv[1], "contexts"))
         return contexts();
+    if (!strcmp(argv[1], "arrays"))
+        return arrays();
+    if (!strcmp(argv[1], "padded"))
+        return padded();
     fprintf(stderr, "t_count: unknown mode '%s'\n", argv[1]);
     return 2;
 }
