@@ -132,11 +132,12 @@ static void describe_device(int device)
 }
 
 /* Records what an allocation call did: memory when it succeeded with an address and a size,
- * a failure otherwise (errors, NULL results, zero sizes). pending_bytes: what the shim added to
+ * a failure otherwise (errors, NULL results, zero sizes); returns the device of what it
+ * recorded (-1: nothing). pending_bytes: what the shim added to
  * vt_inflight_bytes before the real call (device memory; 0 for the other series), taken back
  * here whatever the outcome. */
-static void record_alloc(int rc, vt_series_t series, enum device_from from, uint64_t key,
-                         uint64_t size_bytes, vt_api_t api, uint64_t pending_bytes)
+static int record_alloc(int rc, vt_series_t series, enum device_from from, uint64_t key,
+                        uint64_t size_bytes, vt_api_t api, uint64_t pending_bytes)
 {
     if (rc != 0 || !key || !size_bytes) {
         if (pending_bytes)
@@ -156,14 +157,14 @@ static void record_alloc(int rc, vt_series_t series, enum device_from from, uint
         vt_track_failed_at(api, size_bytes, rc, device, oom ? &cs : NULL, free_bytes, total_bytes);
         if (oom && series == VT_SERIES_DEVICE)
             vt_oom_report(device, api, size_bytes, &cs);
-        return;
+        return -1;
     }
     /* vramtrace_pause(): allocations made now are not tracked; their frees, later, count as
      * unmatched, never as negative memory. */
     if (vt_is_paused()) {
         if (pending_bytes)
             vt_inflight_sub(pending_bytes);
-        return;
+        return -1;
     }
     /* Device memory belongs to the context current at the call: its teardown frees it. */
     int device = 0;
@@ -186,6 +187,7 @@ static void record_alloc(int rc, vt_series_t series, enum device_from from, uint
     if (series == VT_SERIES_DEVICE && from == DEVICE_CURRENT && meminfo_due(device, t_ns) &&
         sample_meminfo(device, false, t_ns, &free_bytes, &total_bytes))
         vt_track_meminfo(device, free_bytes, total_bytes);
+    return device;
 }
 
 #define DEVICE_SERIES (VT_MASK(VT_SERIES_DEVICE) | VT_MASK(VT_SERIES_MANAGED))
@@ -247,6 +249,8 @@ __attribute__((destructor)) static void vt_preload_dtor(void)
 {
     vt_in_hook = 1; /* whatever the exit path calls from here on is not ours to record */
     bool was_on = vt_is_on();
+    if (was_on)
+        vt_pools_at_exit();
     vt_shutdown();
     if (was_on && vt_cuda_used())
         vt_exit_summary();
@@ -468,7 +472,10 @@ static CUresult alloc_async(__typeof__(&cuMemAllocAsync) real, CUdeviceptr *dptr
     vt_inflight_add(bytesize);
     CUresult rc = VT_CALL(real(dptr, bytesize, hStream));
     int saved_errno = errno;
-    record_alloc(rc, VT_SERIES_DEVICE, DEVICE_OF_POINTER, rc ? 0 : *dptr, bytesize, api, bytesize);
+    int device = record_alloc(rc, VT_SERIES_DEVICE, DEVICE_OF_POINTER, rc ? 0 : *dptr, bytesize,
+                              api, bytesize);
+    if (device >= 0)
+        vt_pools_after_alloc(device, 0, bytesize);
     vt_leave(saved_errno);
     return rc;
 }
@@ -479,7 +486,10 @@ static CUresult alloc_from_pool(__typeof__(&cuMemAllocFromPoolAsync) real, CUdev
     vt_inflight_add(bytesize);
     CUresult rc = VT_CALL(real(dptr, bytesize, pool, hStream));
     int saved_errno = errno;
-    record_alloc(rc, VT_SERIES_DEVICE, DEVICE_OF_POINTER, rc ? 0 : *dptr, bytesize, api, bytesize);
+    int device = record_alloc(rc, VT_SERIES_DEVICE, DEVICE_OF_POINTER, rc ? 0 : *dptr, bytesize,
+                              api, bytesize);
+    if (device >= 0)
+        vt_pools_after_alloc(device, (uint64_t)(uintptr_t)pool, bytesize);
     vt_leave(saved_errno);
     return rc;
 }
@@ -520,6 +530,8 @@ static CUresult free_async(__typeof__(&cuMemFreeAsync) real, CUdeviceptr dptr, C
     CUresult rc = VT_CALL(real(dptr, hStream));
     int saved_errno = errno;
     vt_track_free_end(&f, rc == CUDA_SUCCESS, api);
+    if (rc == CUDA_SUCCESS && f.found)
+        vt_pools_after_free(f.saved.device);
     vt_leave(saved_errno);
     return rc;
 }
@@ -813,6 +825,34 @@ VT_EXPORT CUresult cuDeviceGraphMemTrim(CUdevice device)
     return rc;
 }
 
+/* ---- synchronizations and trims: where a pool's reservation can shrink ---------------------- */
+
+#define SYNC_SHIM(name, params, args)                                                              \
+    VT_EXPORT CUresult name params                                                                 \
+    {                                                                                              \
+        VT_ENTER(name, CU_NOT_FOUND, args);                                                        \
+        CUresult rc = VT_CALL(real args);                                                          \
+        int saved_errno = errno;                                                                   \
+        vt_pools_at_sync();                                                                        \
+        vt_leave(saved_errno);                                                                     \
+        return rc;                                                                                 \
+    }
+SYNC_SHIM(cuCtxSynchronize, (void), ())
+SYNC_SHIM(cuStreamSynchronize, (CUstream hStream), (hStream))
+SYNC_SHIM(cuStreamSynchronize_ptsz, (CUstream hStream), (hStream))
+SYNC_SHIM(cuEventSynchronize, (CUevent hEvent), (hEvent))
+
+VT_EXPORT CUresult cuMemPoolTrimTo(CUmemoryPool pool, size_t minBytesToKeep)
+{
+    VT_ENTER(cuMemPoolTrimTo, CU_NOT_FOUND, (pool, minBytesToKeep));
+    CUresult rc = VT_CALL(real(pool, minBytesToKeep));
+    int saved_errno = errno;
+    if (rc == CUDA_SUCCESS)
+        vt_pools_at_trim((uint64_t)(uintptr_t)pool);
+    vt_leave(saved_errno);
+    return rc;
+}
+
 /* ---- context teardown: a context's allocations vanish without a free call ------------------- */
 
 /* Not a recording shim: the primary context's handle is noted even when the runtime retains it
@@ -849,9 +889,11 @@ VT_EXPORT CUresult cuDevicePrimaryCtxReset_v2(CUdevice dev)
     uint64_t serial_before = vt_track_serial();
     CUresult rc = VT_CALL(real(dev));
     int saved_errno = errno;
-    if (rc == CUDA_SUCCESS)
+    if (rc == CUDA_SUCCESS) {
         vt_track_drop_device(dev, vt_primary_context(dev), serial_before,
                              VT_API_cuDevicePrimaryCtxReset_v2);
+        vt_pools_at_teardown(dev);
+    }
     vt_leave(saved_errno);
     return rc;
 }
@@ -866,9 +908,11 @@ VT_EXPORT CUresult cuDevicePrimaryCtxRelease_v2(CUdevice dev)
     __typeof__(&cuDevicePrimaryCtxGetState) state = VT_REAL(cuDevicePrimaryCtxGetState);
     unsigned int flags = 0;
     int active = 1;
-    if (rc == CUDA_SUCCESS && state && state(dev, &flags, &active) == CUDA_SUCCESS && !active)
+    if (rc == CUDA_SUCCESS && state && state(dev, &flags, &active) == CUDA_SUCCESS && !active) {
         vt_track_drop_device(dev, vt_primary_context(dev), serial_before,
                              VT_API_cuDevicePrimaryCtxRelease_v2);
+        vt_pools_at_teardown(dev);
+    }
     vt_leave(saved_errno);
     return rc;
 }
@@ -984,8 +1028,10 @@ static cudaError_t rt_alloc_async(__typeof__(&cudaMallocAsync) real, void **devP
     vt_inflight_add(size);
     cudaError_t rc = VT_CALL(real(devPtr, size, hStream));
     int saved_errno = errno;
-    record_alloc(rc, VT_SERIES_DEVICE, DEVICE_OF_POINTER, rc ? 0 : (uint64_t)*devPtr, size, api,
-                 size);
+    int device = record_alloc(rc, VT_SERIES_DEVICE, DEVICE_OF_POINTER, rc ? 0 : (uint64_t)*devPtr,
+                              size, api, size);
+    if (device >= 0)
+        vt_pools_after_alloc(device, 0, size);
     vt_leave(saved_errno);
     return rc;
 }
@@ -997,7 +1043,10 @@ static cudaError_t rt_alloc_from_pool(__typeof__(&cudaMallocFromPoolAsync) real,
     vt_inflight_add(size);
     cudaError_t rc = VT_CALL(real(ptr, size, memPool, stream));
     int saved_errno = errno;
-    record_alloc(rc, VT_SERIES_DEVICE, DEVICE_OF_POINTER, rc ? 0 : (uint64_t)*ptr, size, api, size);
+    int device = record_alloc(rc, VT_SERIES_DEVICE, DEVICE_OF_POINTER, rc ? 0 : (uint64_t)*ptr,
+                              size, api, size);
+    if (device >= 0)
+        vt_pools_after_alloc(device, (uint64_t)(uintptr_t)memPool, size);
     vt_leave(saved_errno);
     return rc;
 }
@@ -1105,6 +1154,8 @@ VT_EXPORT cudaError_t cudaFreeAsync(void *devPtr, cudaStream_t hStream)
     cudaError_t rc = VT_CALL(real(devPtr, hStream));
     int saved_errno = errno;
     rt_free_end(&f, devPtr, rc, VT_API_cudaFreeAsync);
+    if (RT_OK(rc) && f.found)
+        vt_pools_after_free(f.saved.device);
     vt_leave(saved_errno);
     return rc;
 }
@@ -1117,6 +1168,8 @@ VT_EXPORT cudaError_t cudaFreeAsync_ptsz(void *devPtr, cudaStream_t hStream)
     cudaError_t rc = VT_CALL(real(devPtr, hStream));
     int saved_errno = errno;
     rt_free_end(&f, devPtr, rc, VT_API_cudaFreeAsync_ptsz);
+    if (RT_OK(rc) && f.found)
+        vt_pools_after_free(f.saved.device);
     vt_leave(saved_errno);
     return rc;
 }

@@ -496,6 +496,15 @@ void vt_track_drop_device(int device, uint64_t primary_ctx, uint64_t serial_befo
     drop_owned(made_in_primary, clamp_device(device), primary_ctx, serial_before, api);
 }
 
+/* Writes a pool sample (pools.c asked the driver, outside vt_lock). */
+void vt_track_pool(int device, uint32_t pool, const uint64_t figures[4])
+{
+    uint64_t t_ns = vt_now_ns();
+    vt_lock_take();
+    vt_writer_pool(clamp_device(device), pool, t_ns, figures);
+    vt_lock_give();
+}
+
 /* ---- the devices used ------------------------------------------------------------------ */
 
 static uint8_t device_described[VT_MAX_DEVICES]; /* set under vt_lock, read without it */

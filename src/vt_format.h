@@ -53,7 +53,7 @@
 #define VT_FORMAT_MAGIC          "VRAMTRC"
 #define VT_FORMAT_MAGIC_BYTES    8
 #define VT_FORMAT_MAJOR          1
-#define VT_FORMAT_MINOR          3
+#define VT_FORMAT_MINOR          4
 #define VT_FORMAT_PREAMBLE_BYTES 16
 #define VT_FORMAT_CHUNK_BYTES    (1u << 20) /* records never straddle these boundaries */
 
@@ -147,6 +147,17 @@ typedef enum vt_record_type_e {
      * unknown): what the driver says identifies the device of a DEVICE record (written after
      * it, when the driver told either). */
     VT_REC_DEVICE_IDS = 67,
+    /* Format 1.4: varint t_ns (CLOCK_MONOTONIC, absolute: the record is not in the time chain,
+     * so a 1.3 reader that skips it keeps its times) · varint device · varint pool (this trace's
+     * number for the stream-ordered pool, from 1, in the order first sampled) ·
+     * varint reserved_bytes · varint used_bytes · varint reserved_high_bytes ·
+     * varint used_high_bytes: what cuMemPoolGetAttribute said of the pool then (RESERVED_MEM_*,
+     * USED_MEM_*; the high marks as the driver keeps them, which the program may reset). Written
+     * when it can have changed: after a stream-ordered allocation that may have grown the pool,
+     * at synchronizations that may have shrunk it, trims and context teardowns; only when a
+     * figure differs from the pool's previous record. A pool that can no longer be asked (its
+     * context is gone) gets a last record of zeros. */
+    VT_REC_POOL = 68,
 } vt_record_type_t;
 
 /* The flags byte of ALLOC and FREE. The series are VT_SERIES_* below. The "address" of an

@@ -387,6 +387,9 @@ static inline void vt_track_graph_reserved(int device, uint64_t reserved_bytes, 
 uint64_t vt_track_serial(void);
 void vt_track_drop_context(uint64_t ctx, uint64_t serial_before, vt_api_t api);
 void vt_track_drop_device(int device, uint64_t primary_ctx, uint64_t serial_before, vt_api_t api);
+/* A sample of stream-ordered pool number `pool` (from 1) of device: reserved, used, reserved
+ * high, used high (bytes). */
+void vt_track_pool(int device, uint32_t pool, const uint64_t figures[4]);
 /* What the driver says of a device, for its DEVICE record: "" and 0 where it did not answer. */
 typedef struct vt_device_info_s {
     char name[256];
@@ -565,6 +568,8 @@ void vt_writer_peak(int series, int device, uint64_t peak_bytes, uint64_t peak_t
                     const uint64_t by_category[VT_CAT_COUNT]);
 void vt_writer_inflight(int device, uint64_t inflight_bytes);
 void vt_writer_device(int device, const vt_device_info_t *info);
+/* figures: reserved, used, reserved high, used high (bytes) */
+void vt_writer_pool(int device, uint32_t pool, uint64_t t_ns, const uint64_t figures[4]);
 const char *vt_writer_path(void);                /* the trace's path once opened, else NULL */
 const char *vt_writer_path_shown(bool *partial); /* escaped; partial: stopped early */
 void vt_writer_after_fork_child(void);
@@ -594,6 +599,13 @@ void *vt_dlsym_intercept(void *handle, const char *name);
 bool vt_is_own_address(const void *p);
 int vt_current_device(void);           /* from the real driver; 0 when unknown */
 int vt_device_of_pointer(uint64_t p);  /* from the real driver; -1 when unknown */
+/* ---- pools.c: stream-ordered pools' reservations, sampled where they can change -------------- */
+void vt_pools_after_alloc(int device, uint64_t pool, uint64_t size_bytes); /* pool 0: default */
+void vt_pools_after_free(int device);
+void vt_pools_at_sync(void);
+void vt_pools_at_trim(uint64_t pool);
+void vt_pools_at_teardown(int device);
+void vt_pools_at_exit(void);
 int vt_current_context(uint64_t *ctx); /* the device; *ctx 0 when there is none */
 void vt_context_destroyed(void);       /* a handle may now name another device's context */
 void vt_note_primary_context(int device, uint64_t ctx);

@@ -897,6 +897,25 @@ void vt_writer_inflight(int device, uint64_t inflight_bytes)
     commit(rec, VT_REC_INFLIGHT, b - 1 + n);
 }
 
+/* A POOL record (format 1.4): one sample of a stream-ordered pool. */
+void vt_writer_pool(int device, uint32_t pool, uint64_t t_ns, const uint64_t figures[4])
+{
+    if (!ready())
+        return;
+    uint8_t body[70];
+    size_t n = vt_put_varint(body, t_ns);
+    n += vt_put_varint(body + n, (uint64_t)device);
+    n += vt_put_varint(body + n, pool);
+    for (int i = 0; i < 4; i++)
+        n += vt_put_varint(body + n, figures[i]);
+    uint8_t *rec = reserve(10 + n);
+    if (!rec)
+        return;
+    size_t b = 1 + vt_put_varint(rec + 1, n);
+    memcpy(rec + b, body, n);
+    commit(rec, VT_REC_POOL, b - 1 + n);
+}
+
 /* The DEVICE record of a device (name and capacity), and a DEVICE_IDS extension record when
  * the driver told its UUID or PCI bus id. */
 void vt_writer_device(int device, const vt_device_info_t *info)

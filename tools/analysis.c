@@ -319,6 +319,38 @@ static void apply_inflight(vt_analysis_t *a, const vt_reader_t *r, const vt_even
     new_peak_set(d);
 }
 
+/* A POOL record: the pool's figures now; its peaks are the highest seen, the driver's own high
+ * marks included (they cover what happened between samples). */
+static int apply_pool(vt_analysis_t *a, const vt_event_t *ev)
+{
+    vt_pool_stats_t *p = NULL;
+    for (uint32_t i = 0; i < a->n_pools && !p; i++)
+        if (a->pools[i].pool == ev->u.pool.pool)
+            p = &a->pools[i];
+    if (!p) {
+        if (grow((void **)&a->pools, &a->cap_pools, a->n_pools + 1, sizeof(*a->pools)))
+            return -1;
+        p = &a->pools[a->n_pools++];
+        memset(p, 0, sizeof(*p));
+        p->pool = ev->u.pool.pool;
+    }
+    p->device = ev->u.pool.device;
+    p->reserved_bytes = ev->u.pool.reserved_bytes;
+    p->used_bytes = ev->u.pool.used_bytes;
+    uint64_t reserved = ev->u.pool.reserved_high_bytes > ev->u.pool.reserved_bytes
+                            ? ev->u.pool.reserved_high_bytes
+                            : ev->u.pool.reserved_bytes;
+    uint64_t used = ev->u.pool.used_high_bytes > ev->u.pool.used_bytes ? ev->u.pool.used_high_bytes
+                                                                       : ev->u.pool.used_bytes;
+    if (reserved > p->reserved_peak_bytes) {
+        p->reserved_peak_bytes = reserved;
+        p->reserved_peak_t_ns = ev->u.pool.t_ns;
+    }
+    if (used > p->used_peak_bytes)
+        p->used_peak_bytes = used;
+    return 0;
+}
+
 /* The apis that make CUDA arrays, whose sizes the library counts logically (src/preload.c):
  * the report says so when the trace has any. */
 static void note_array_apis(vt_analysis_t *a, const vt_reader_t *r)
@@ -391,6 +423,10 @@ int vt_analysis_apply(vt_analysis_t *a, vt_reader_t *r, const vt_event_t *ev)
         break;
     case VT_REC_API_NAMES:
         note_array_apis(a, r);
+        break;
+    case VT_REC_POOL:
+        if (apply_pool(a, ev) != 0)
+            return vt_reader_fail(r, "'%s': out of memory at byte %" PRIu64, r->path, ev->offset);
         break;
     default:
         break;
@@ -488,6 +524,7 @@ void vt_analysis_release(vt_analysis_t *a)
         free(a->devices[i].peak_freed);
     free(a->devices);
     free(a->ooms);
+    free(a->pools);
     free(a->live);
     memset(a, 0, sizeof(*a));
 }

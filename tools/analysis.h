@@ -40,6 +40,15 @@ typedef struct vt_device_stats_s {
     size_t n_peak_freed, cap_peak_freed;
 } vt_device_stats_t;
 
+/* A stream-ordered pool, from its POOL records: what it reserved and what its allocations used
+ * (the driver's figures), now and at their peaks (the driver's high marks included). */
+typedef struct vt_pool_stats_s {
+    uint32_t device, pool;
+    uint64_t reserved_bytes, used_bytes;
+    uint64_t reserved_peak_bytes, used_peak_bytes;
+    uint64_t reserved_peak_t_ns; /* the sample that saw it (absolute) */
+} vt_pool_stats_t;
+
 typedef struct vt_oom_s {
     uint64_t t_ns, requested_bytes, free_bytes, total_bytes, live_total_bytes, thread;
     uint32_t device, api, stack_id;
@@ -64,6 +73,8 @@ typedef struct vt_analysis_s {
     uint64_t capped_t_ns;        /* the last event before the cap */
     vt_oom_t *ooms;
     uint32_t n_ooms, cap_ooms;
+    vt_pool_stats_t *pools; /* in the order first sampled */
+    uint32_t n_pools, cap_pools;
     vt_live_t *live; /* open addressing on (series, handle flag, address) */
     size_t n_live, cap_live;
     vt_recategorize_fn recategorize; /* NULL: ALLOCs keep their recorded category */

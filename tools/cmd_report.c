@@ -170,6 +170,18 @@ static void print_text(const vt_report_t *rep)
     if (a->peak_bytes[VT_TRACE_SERIES_IMPORTED])
         printf("imported peak: %s (a peer's memory, in the exporting process's device peak)\n",
                vt_fmt_binary(a->peak_bytes[VT_TRACE_SERIES_IMPORTED], b1, sizeof(b1)));
+    /* A pool holds what it reserved, whatever its allocations add up to. */
+    for (uint32_t i = 0; i < a->n_pools; i++) {
+        const vt_pool_stats_t *p = &a->pools[i];
+        char b3[32], b4[32];
+        printf("pool %" PRIu32 " on device %" PRIu32
+               ": tensors live peak %s, pool reserved peak %s (at the end %s used, %s "
+               "reserved)\n",
+               p->pool, p->device, vt_fmt_binary(p->used_peak_bytes, b1, sizeof(b1)),
+               vt_fmt_binary(p->reserved_peak_bytes, b2, sizeof(b2)),
+               vt_fmt_binary(p->used_bytes, b3, sizeof(b3)),
+               vt_fmt_binary(p->reserved_bytes, b4, sizeof(b4)));
+    }
     if (a->n_array_allocs)
         printf("arrays: %" PRIu64 " made, counted at their logical size (elements x format x "
                "channels; the driver's padding of an array is not known)\n",
@@ -347,17 +359,31 @@ static void print_json(const vt_report_t *rep)
     vt_json_uint(&j, "live_bytes", a->live_bytes[VT_TRACE_SERIES_IMPORTED]);
     vt_json_end_object(&j);
 
-    vt_json_begin_object(&j, "arrays");
-    vt_json_uint(&j, "allocs", a->n_array_allocs);
-    vt_json_string(&j, "sizes", "logical");
-    vt_json_end_object(&j);
-
     vt_json_begin_object(&j, "totals");
     vt_json_uint(&j, "allocs", a->n_allocs);
     vt_json_uint(&j, "frees", a->n_frees);
     vt_json_uint(&j, "failed_allocs", a->n_failed);
     vt_json_uint(&j, "leaked_bytes", vt_analysis_leaked_bytes(a));
     vt_json_uint(&j, "unmatched_frees", a->n_unmatched_frees);
+    vt_json_end_object(&j);
+
+    vt_json_begin_array(&j, "pools");
+    for (uint32_t i = 0; i < a->n_pools; i++) {
+        const vt_pool_stats_t *p = &a->pools[i];
+        vt_json_begin_object(&j, NULL);
+        vt_json_uint(&j, "pool", p->pool);
+        vt_json_uint(&j, "device", p->device);
+        vt_json_uint(&j, "tensors_live_peak_bytes", p->used_peak_bytes);
+        vt_json_uint(&j, "reserved_peak_bytes", p->reserved_peak_bytes);
+        vt_json_uint(&j, "used_bytes", p->used_bytes);
+        vt_json_uint(&j, "reserved_bytes", p->reserved_bytes);
+        vt_json_end_object(&j);
+    }
+    vt_json_end_array(&j);
+
+    vt_json_begin_object(&j, "arrays");
+    vt_json_uint(&j, "made", a->n_array_allocs);
+    vt_json_string(&j, "sizes", "logical");
     vt_json_end_object(&j);
 
     vt_json_begin_array(&j, "ooms");

@@ -677,7 +677,7 @@ int vt_reader_next(vt_reader_t *r, vt_event_t *ev)
         ev->u.ext.body_len = get_u(&c);
         const uint8_t *body = get_bytes(&c, ev->u.ext.body_len);
         if (!c.bad && (t == VT_REC_CAPPED || t == VT_REC_PEAK || t == VT_REC_INFLIGHT ||
-                       t == VT_REC_DEVICE_IDS)) {
+                       t == VT_REC_DEVICE_IDS || t == VT_REC_POOL)) {
             /* Known extensions: decode within their body; extra bytes are a later minor's. */
             cur_t bc = {.p = body, .end = body + ev->u.ext.body_len};
             if (t == VT_REC_CAPPED) {
@@ -685,6 +685,16 @@ int vt_reader_next(vt_reader_t *r, vt_event_t *ev)
             } else if (t == VT_REC_INFLIGHT) {
                 ev->u.inflight.device = get_u32(&bc, "device");
                 ev->u.inflight.inflight_bytes = get_u(&bc);
+            } else if (t == VT_REC_POOL) {
+                ev->u.pool.t_ns = get_u(&bc);
+                ev->u.pool.device = get_u32(&bc, "device");
+                ev->u.pool.pool = get_u32(&bc, "pool");
+                ev->u.pool.reserved_bytes = get_u(&bc);
+                ev->u.pool.used_bytes = get_u(&bc);
+                ev->u.pool.reserved_high_bytes = get_u(&bc);
+                ev->u.pool.used_high_bytes = get_u(&bc);
+                if (!bc.bad && !ev->u.pool.pool)
+                    vt_cur_corrupt(&bc, "pool 0");
             } else if (t == VT_REC_DEVICE_IDS) {
                 ev->u.device_ids.device = get_u32(&bc, "device");
                 ev->u.device_ids.uuid_string_id = get_ref(&bc, r->n_strings, "string");

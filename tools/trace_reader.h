@@ -104,6 +104,10 @@ typedef struct vt_event_s {
         struct {
             uint32_t device, uuid_string_id, pci_bus_id_string_id;
         } device_ids;
+        struct {
+            uint32_t device, pool;
+            uint64_t t_ns, reserved_bytes, used_bytes, reserved_high_bytes, used_high_bytes;
+        } pool;
     } u;
 } vt_event_t;
 

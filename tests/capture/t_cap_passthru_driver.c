@@ -20,6 +20,7 @@ CUresult cuMemFreeAsync_ptsz(CUdeviceptr dptr, CUstream hStream);
 CUresult cuMemAllocFromPoolAsync_ptsz(CUdeviceptr *dptr, size_t bytesize, CUmemoryPool pool,
                                       CUstream hStream);
 CUresult cuGraphLaunch_ptsz(CUgraphExec hGraphExec, CUstream hStream);
+CUresult cuStreamSynchronize_ptsz(CUstream hStream);
 CUresult cap_get_proc_address_v1(const char *symbol, void **pfn, int cudaVersion,
                                  cuuint64_t flags) __asm__("cuGetProcAddress");
 CUresult cap_ipc_open_v1(CUdeviceptr *pdptr, CUipcMemHandle handle,
@@ -459,6 +460,43 @@ static void ipc(void)
     cuMemFree_v2(p);
 }
 
+/* Synchronizations and trims (where pools are sampled), each with an error. */
+static void synchronizations(CUcontext ctx0)
+{
+    CUstream bad_stream = (CUstream)(uintptr_t)0x10;
+    CAP_CALL("cuCtxSynchronize", cuCtxSynchronize());
+    cap_end();
+    cuCtxSetCurrent(NULL); /* no context: an error */
+    CAP_CALL("cuCtxSynchronize no context", cuCtxSynchronize());
+    cap_end();
+    cuCtxSetCurrent(ctx0);
+    CAP_CALL("cuStreamSynchronize", cuStreamSynchronize(NULL));
+    cap_end();
+    CAP_CALL("cuStreamSynchronize bad stream", cuStreamSynchronize(bad_stream));
+    cap_end();
+    CAP_CALL("cuStreamSynchronize_ptsz", cuStreamSynchronize_ptsz(NULL));
+    cap_end();
+    CAP_CALL("cuStreamSynchronize_ptsz bad stream", cuStreamSynchronize_ptsz(bad_stream));
+    cap_end();
+    CUevent ev = NULL;
+    cuEventCreate(&ev, 0);
+    cuEventRecord(ev, NULL);
+    CAP_CALL("cuEventSynchronize", cuEventSynchronize(ev));
+    cap_end();
+    CAP_CALL("cuEventSynchronize NULL", cuEventSynchronize(NULL));
+    cap_end();
+    cuEventDestroy_v2(ev);
+    CUmemoryPool pool = NULL;
+    CUdeviceptr p = CAP_DPTR_SENTINEL;
+    cuDeviceGetDefaultMemPool(&pool, 0);
+    cuMemAllocAsync(&p, MiB, NULL);
+    cuMemFreeAsync(p, NULL);
+    CAP_CALL("cuMemPoolTrimTo", cuMemPoolTrimTo(pool, 0));
+    cap_end();
+    CAP_CALL("cuMemPoolTrimTo bad pool", cuMemPoolTrimTo((CUmemoryPool)(uintptr_t)0x10, 0));
+    cap_end();
+}
+
 static void contexts(CUcontext ctx0)
 {
     CUcontext c1 = NULL;
@@ -512,6 +550,7 @@ int main(void)
     device_memory();
     pinned();
     stream_ordered();
+    synchronizations(ctx0);
     vmm();
     arrays();
     graphs();

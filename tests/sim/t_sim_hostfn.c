@@ -8,6 +8,9 @@
 #include <unistd.h>
 #include "sim_test.h"
 
+/* cuda.h declares it only in per-thread default stream builds. */
+CUresult cuStreamSynchronize_ptsz(CUstream hStream);
+
 #define MiB (1ULL << 20)
 
 static pthread_mutex_t gate_lock = PTHREAD_MUTEX_INITIALIZER;

@@ -8,6 +8,9 @@
 #   arrays    arrays of every kind whose rows need no padding: their logical size is the charge
 #   padded    an array whose rows the device pads: counted at its logical size (the peak below
 #             the device's by the padding), and the text, JSON and HTML reports say so
+#   pools-T   stream-ordered pools (release threshold T: 0, 1G, max; syncs of each kind, a
+#             trim): each pool's reserved and used bytes at the end and at their peaks equal the
+#             device's, in JSON ('pools'), and the text and HTML reports show them side by side
 # Needs python3 (exits 77, skipped, without it).
 set -u
 lib=$1 simdir=$2 vramtrace=$3 prog=$4 case=$5
@@ -15,9 +18,10 @@ python3 -c 'import json' 2>/dev/null || { echo "python3 not found: skipped"; exi
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
 
+# shellcheck disable=SC2086 # pools-T is two words: pools T
 env -i PATH="$PATH" LD_LIBRARY_PATH="$simdir" LD_PRELOAD="$lib" VRAMTRACE_QUIET=1 \
     VRAMTRACE_OUTPUT="$tmp/t.vtr" VTSIM_DEVICE_MEMORY=4G VTSIM_STATS="$tmp/stats" \
-    "$prog" "$case" >"$tmp/out" 2>&1
+    "$prog" $(echo "$case" | tr - ' ') >"$tmp/out" 2>&1
 rc=$?
 if [ $rc != 0 ]; then
     echo "FAIL $case: the program exited $rc"; cat "$tmp/out"; exit 1
@@ -25,6 +29,17 @@ fi
 "$vramtrace" report "$tmp/t.vtr" --json >"$tmp/json" 2>"$tmp/err" ||
     { echo "FAIL $case: report failed"; cat "$tmp/err"; exit 1; }
 
+case $case in
+pools-*)
+    "$vramtrace" report "$tmp/t.vtr" >"$tmp/text" &&
+        grep -qE "^pool 1 on device 0: tensors live peak 10\.00 MiB, pool reserved peak 10\.00 MiB" \
+            "$tmp/text" ||
+        { echo "FAIL $case: the text report lacks the pool line"; cat "$tmp/text"; exit 1; }
+    "$vramtrace" html "$tmp/t.vtr" -o "$tmp/t.html" >/dev/null &&
+        grep -qF "tensors live peak 10.00 MiB, pool reserved peak 10.00 MiB" "$tmp/t.html" ||
+        { echo "FAIL $case: the HTML report lacks the pool line"; exit 1; }
+    ;;
+esac
 if [ "$case" = padded ]; then
     "$vramtrace" report "$tmp/t.vtr" >"$tmp/text" &&
         grep -qF "arrays: 1 made, counted at their logical size" "$tmp/text" ||
@@ -55,8 +70,8 @@ got = {
     "pinned peak": (j["host_pinned"]["peak_bytes"], stats["pinned"]["alloc_hwm_bytes"]),
 }
 arrays = {"arrays": 12, "padded": 1}.get(case, 0)
-if j["arrays"] != {"allocs": arrays, "sizes": "logical"}:
-    print(f"FAIL {case}: 'arrays' is {j['arrays']}, not {arrays} allocs of logical size")
+if j["arrays"] != {"made": arrays, "sizes": "logical"}:
+    print(f"FAIL {case}: 'arrays' is {j['arrays']}, not {arrays} made of logical size")
     sys.exit(1)
 if case == "padded":
     # 100 floats a row, 10 rows: 4000 bytes; the device pads each row to 512 bytes.
@@ -67,6 +82,18 @@ if case == "padded":
             print(f"FAIL {case}: {k} {ours} (the device's {theirs}): want 4000 of 5120")
             sys.exit(1)
         del got[k]
+# Pools: ours are numbered as first sampled, the device's as created: the same order here.
+sim_pools = sorted((int(w[1]), {w[i]: int(w[i + 1]) for i in range(2, len(w) - 1, 2)})
+                   for w in (row.split() for row in open(f"{tmp}/stats")) if w[0] == "pool")
+if len(sim_pools) != len(j["pools"]):
+    print(f"FAIL {case}: {len(j['pools'])} pools, the device has {len(sim_pools)}")
+    sys.exit(1)
+for (sim_id, theirs), ours in zip(sim_pools, j["pools"]):
+    for key, sim_key in (("reserved_bytes", "reserved_bytes"),
+                         ("reserved_peak_bytes", "reserved_hwm_bytes"),
+                         ("used_bytes", "used_bytes"),
+                         ("tensors_live_peak_bytes", "used_hwm_bytes")):
+        got[f"pool {ours['pool']} {key}"] = (ours[key], theirs[sim_key])
 fail = [f"{k} {ours} != the device's {theirs}" for k, (ours, theirs) in got.items()
         if ours != theirs]
 if fail:

@@ -8,6 +8,10 @@
  *                      mipmapped: driver and runtime), rows a multiple of 512 bytes, so their
  *                      logical size is what the simulated device charges
  *   t_count padded     one array whose rows the device pads (100 floats)
+ *   t_count pools T    stream-ordered allocations from the default pool, its release
+ *                      threshold T (0, 1G or max), through the runtime and the driver, with
+ *                      synchronizations of each kind and a trim; and a pool of the program's
+ *                      own (cuMemAllocFromPoolAsync)
  * Exits 0 when every call answered as the driver must. */
 #include <stdio.h>
 #include <string.h>
@@ -132,10 +136,65 @@ static int padded(void)
     return n_errors != 0;
 }
 
+/* ---- stream-ordered pools ------------------------------------------------------------------ */
+
+static void *rt_async(size_t bytes)
+{
+    void *p = NULL;
+    rt_check("cudaMallocAsync", cudaMallocAsync(&p, bytes, 0));
+    return p;
+}
+
+static int pools(const char *threshold_name)
+{
+    cuuint64_t threshold = !strcmp(threshold_name, "max")  ? UINT64_MAX
+                           : !strcmp(threshold_name, "1G") ? (cuuint64_t)1 << 30
+                                                           : 0;
+    cudaMemPool_t pool = NULL;
+    rt_check("cudaDeviceGetDefaultMemPool", cudaDeviceGetDefaultMemPool(&pool, 0));
+    rt_check("cudaMemPoolSetAttribute",
+             cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &threshold));
+    void *a = rt_async(3 * MIB), *b = rt_async(5 * MIB), *c = rt_async(MIB);
+    rt_check("cudaFreeAsync", cudaFreeAsync(b, 0));
+    rt_check("cudaStreamSynchronize", cudaStreamSynchronize(0)); /* 0: shrinks to 4 MiB */
+    void *d = rt_async(6 * MIB);                                 /* grows again */
+    rt_check("cudaFreeAsync", cudaFreeAsync(a, 0));
+    rt_check("cudaFreeAsync", cudaFreeAsync(d, 0));
+    rt_check("cudaDeviceSynchronize", cudaDeviceSynchronize());
+    CUdeviceptr e = 0;
+    check("cuMemAllocAsync", cuMemAllocAsync(&e, 7 * MIB, NULL)); /* the driver's door */
+    check("cuMemFreeAsync", cuMemFreeAsync(e, NULL));
+    CUevent done;
+    check("cuEventCreate", cuEventCreate(&done, 0));
+    check("cuEventRecord", cuEventRecord(done, NULL));
+    check("cuEventSynchronize", cuEventSynchronize(done));
+    void *f = rt_async(2 * MIB);
+    check("cuCtxSynchronize", cuCtxSynchronize());
+    rt_check("cudaMemPoolTrimTo", cudaMemPoolTrimTo(pool, 0)); /* down to what is used */
+    rt_check("cudaFreeAsync", cudaFreeAsync(c, 0));
+    /* A pool of the program's own, live at the end. */
+    CUmemPoolProps props;
+    memset(&props, 0, sizeof props);
+    props.allocType = CU_MEM_ALLOCATION_TYPE_PINNED;
+    props.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+    props.location.id = 0;
+    CUmemoryPool own = NULL;
+    check("cuMemPoolCreate", cuMemPoolCreate(&own, &props));
+    check("cuMemPoolSetAttribute",
+          cuMemPoolSetAttribute(own, CU_MEMPOOL_ATTR_RELEASE_THRESHOLD, &threshold));
+    CUdeviceptr g = 0, h = 0;
+    check("cuMemAllocFromPoolAsync", cuMemAllocFromPoolAsync(&g, 3 * MIB, own, NULL));
+    check("cuMemAllocFromPoolAsync", cuMemAllocFromPoolAsync(&h, 4 * MIB, own, NULL));
+    check("cuMemFreeAsync", cuMemFreeAsync(g, NULL));
+    check("cuStreamSynchronize", cuStreamSynchronize(NULL));
+    (void)f;
+    return n_errors != 0;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2 || sim_test_context(0) != CUDA_SUCCESS) {
-        fprintf(stderr, "usage: t_count contexts|arrays|padded\n");
+        fprintf(stderr, "usage: t_count contexts|arrays|padded|pools 0|1G|max\n");
         return 2;
     }
     if (!strcmp(argv[1], "contexts"))
@@ -144,6 +203,8 @@ int main(int argc, char **argv)
         return arrays();
     if (!strcmp(argv[1], "padded"))
         return padded();
+    if (!strcmp(argv[1], "pools") && argc == 3)
+        return pools(argv[2]);
     fprintf(stderr, "t_count: unknown mode '%s'\n", argv[1]);
     return 2;
 }
