@@ -3,10 +3,13 @@
 # peak.sh LIB SIMDIR VRAMTRACE PROGRAM CASE: PROGRAM (t_race) traced on the simulated device,
 # several runs, each compared with the device's own figures (VTSIM_STATS) through
 # `vramtrace report --json`:
-#   race    8-32 threads racing every door, with and without address reuse: the device peak is
-#           never below the device's high-water mark, and above it by at most one request per
-#           thread (the calls in flight); allocations, frees and the end exact
-#   serial  the same calls never overlapping: the peak equals the high-water mark
+#   race    8-32 threads racing every door (driver exports, cuGetProcAddress and dlsym, the
+#           runtime's cudaMalloc and cudaMallocAsync, VMM, managed, pinned), with and without
+#           address reuse: the device peak is never below the device's high-water mark, and
+#           above it by at most one request per thread (the calls in flight); allocations,
+#           frees and the end exact
+#   serial  the same calls never overlapping: the device, pinned and managed peaks equal the
+#           high-water marks
 #   double  two threads freeing one pointer, many rounds: one free each, one failure, nothing
 #           left, the peak exact
 #   hostfn  frees in host functions on the driver's thread while the main thread allocates
@@ -77,11 +80,13 @@ status = 0
 for line in open(f"{tmp}/runs"):
     n, threads, name = line.rstrip("\n").split("\t")
     threads = int(threads)
-    stats = {}
+    stats, host = {}, {}
     for row in open(f"{tmp}/{n}.stats"):
         w = row.split()
         if w[0] == "device" and w[1] == "0":
             stats = {w[i]: int(w[i + 1]) for i in range(2, len(w) - 1, 2)}
+        if w[0] in ("pinned", "managed"):
+            host[w[0]] = {w[i]: int(w[i + 1]) for i in range(1, len(w) - 1, 2)}
     j = json.load(open(f"{tmp}/{n}.json"))
     dev = [d for d in j["devices"] if d["device"] == 0]
     peak = dev[0]["peak_bytes"] if dev else 0
@@ -95,9 +100,17 @@ for line in open(f"{tmp}/runs"):
         fail.append(f"peak {peak} above the device's {hwm} by more than {threads} requests")
     if case in ("serial", "double") and peak != hwm:
         fail.append(f"peak {peak} != the device's {hwm} with no overlap")
-    if t["allocs"] != stats["allocs"] or t["frees"] != stats["frees"]:
-        fail.append(f"allocs/frees {t['allocs']}/{t['frees']} != the device's "
-                    f"{stats['allocs']}/{stats['frees']}")
+    # Every door's calls, pinned and managed memory included.
+    allocs = stats["allocs"] + sum(h["allocs"] for h in host.values())
+    frees = stats["frees"] + sum(h["frees"] for h in host.values())
+    if t["allocs"] != allocs or t["frees"] != frees:
+        fail.append(f"allocs/frees {t['allocs']}/{t['frees']} != the device's {allocs}/{frees}")
+    # The host series: exact when calls do not overlap.
+    if case == "serial":
+        for key, series in (("host_pinned", "pinned"), ("managed", "managed")):
+            if j[key]["peak_bytes"] != host[series]["alloc_hwm_bytes"]:
+                fail.append(f"{series} peak {j[key]['peak_bytes']} != the device's "
+                            f"{host[series]['alloc_hwm_bytes']}")
     if t["leaked_bytes"] != stats["alloc_live_bytes"] or t.get("unmatched_frees", 0):
         fail.append(f"end: {t['leaked_bytes']} live, {t.get('unmatched_frees')} unmatched; "
                     f"device {stats['alloc_live_bytes']}")

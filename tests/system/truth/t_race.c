@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
-/* Threads racing device allocations and frees through every driver door, for tests that compare
- * the traced peak with the simulated device's own high-water mark (tests/system/truth/peak.sh).
+/* Threads racing allocations and frees through every door (the driver's exports, its functions
+ * fetched through cuGetProcAddress and through dlsym, the runtime's cudaMalloc and
+ * cudaMallocAsync, VMM handles, managed and pinned host memory), for tests that compare the
+ * traced peak with the simulated device's own high-water mark (tests/system/truth/peak.sh).
  *   t_race race THREADS OPS SEED    THREADS threads, OPS operations each, calls overlapping
  *   t_race serial THREADS OPS SEED  the same, every call under one lock: no two overlap
  *   t_race double ROUNDS            two threads free one pointer at once, ROUNDS times
@@ -8,12 +10,14 @@
  *                                   allocates
  *   t_race ipc SIZE                 a second process opens SIZE bytes of this one's through IPC
  * Exits 0 when every call answered as the driver must (one success per double free). */
+#include <dlfcn.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "t_rt_common.h"
 #include "sim_test.h"
 
 #define N_HELD      8
@@ -21,7 +25,37 @@
 #define GRANULE     (2 * MIB)
 #define MAX_THREADS 64
 
-enum door { DOOR_ALLOC, DOOR_PITCH, DOOR_ASYNC, DOOR_VMM, N_DOORS };
+enum door {
+    DOOR_ALLOC,    /* cuMemAlloc_v2, the export */
+    DOOR_PITCH,    /* cuMemAllocPitch_v2 */
+    DOOR_ASYNC,    /* cuMemAllocAsync */
+    DOOR_VMM,      /* cuMemCreate / cuMemRelease */
+    DOOR_RT,       /* cudaMalloc / cudaFree */
+    DOOR_RT_ASYNC, /* cudaMallocAsync / cudaFreeAsync */
+    DOOR_GPA,      /* cuMemAlloc_v2 / cuMemFree_v2 as cuGetProcAddress_v2 hands them out */
+    DOOR_DLSYM,    /* the same as dlsym on the driver's handle hands them out */
+    DOOR_MANAGED,  /* cuMemAllocManaged / cuMemFree_v2: the managed series */
+    DOOR_PINNED,   /* cudaMallocHost / cuMemFreeHost: the pinned series */
+    N_DOORS
+};
+
+static __typeof__(&cuMemAlloc_v2) gpa_alloc, dlsym_alloc;
+static __typeof__(&cuMemFree_v2) gpa_free, dlsym_free;
+
+/* The driver functions as programs that never link the driver reach them. */
+static int fetch_doors(void)
+{
+    CUdriverProcAddressQueryResult status;
+    if (cuGetProcAddress_v2("cuMemAlloc", (void **)&gpa_alloc, 12000, 0, &status) ||
+        cuGetProcAddress_v2("cuMemFree", (void **)&gpa_free, 12000, 0, &status))
+        return -1;
+    void *driver = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+    if (!driver)
+        return -1;
+    dlsym_alloc = (__typeof__(dlsym_alloc))dlsym(driver, "cuMemAlloc_v2");
+    dlsym_free = (__typeof__(dlsym_free))dlsym(driver, "cuMemFree_v2");
+    return gpa_alloc && gpa_free && dlsym_alloc && dlsym_free ? 0 : -1;
+}
 
 typedef struct held_s {
     CUdeviceptr ptr;
@@ -80,6 +114,27 @@ static bool take(held_t *h, unsigned *rng)
     case DOOR_ASYNC:
         rc = cuMemAllocAsync(&h->ptr, size, NULL);
         break;
+    case DOOR_RT:
+        rc = cudaMalloc((void **)&h->ptr, size) == cudaSuccess ? CUDA_SUCCESS
+                                                               : CUDA_ERROR_OUT_OF_MEMORY;
+        break;
+    case DOOR_RT_ASYNC:
+        rc = cudaMallocAsync((void **)&h->ptr, size, 0) == cudaSuccess ? CUDA_SUCCESS
+                                                                       : CUDA_ERROR_OUT_OF_MEMORY;
+        break;
+    case DOOR_GPA:
+        rc = gpa_alloc(&h->ptr, size);
+        break;
+    case DOOR_DLSYM:
+        rc = dlsym_alloc(&h->ptr, size);
+        break;
+    case DOOR_MANAGED:
+        rc = cuMemAllocManaged(&h->ptr, size, CU_MEM_ATTACH_GLOBAL);
+        break;
+    case DOOR_PINNED:
+        rc = cudaMallocHost((void **)&h->ptr, size) == cudaSuccess ? CUDA_SUCCESS
+                                                                   : CUDA_ERROR_OUT_OF_MEMORY;
+        break;
     default: {
         CUmemAllocationProp prop;
         memset(&prop, 0, sizeof prop);
@@ -106,6 +161,22 @@ static void give(held_t *h)
         break;
     case DOOR_VMM:
         rc = cuMemRelease(h->handle);
+        break;
+    case DOOR_RT:
+        rc = cudaFree((void *)h->ptr) == cudaSuccess ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+        break;
+    case DOOR_RT_ASYNC:
+        rc = cudaFreeAsync((void *)h->ptr, 0) == cudaSuccess ? CUDA_SUCCESS
+                                                             : CUDA_ERROR_INVALID_VALUE;
+        break;
+    case DOOR_GPA:
+        rc = gpa_free(h->ptr);
+        break;
+    case DOOR_DLSYM:
+        rc = dlsym_free(h->ptr);
+        break;
+    case DOOR_PINNED:
+        rc = cuMemFreeHost((void *)h->ptr);
         break;
     default:
         rc = cuMemFree_v2(h->ptr);
@@ -213,17 +284,30 @@ static void free_on_driver_thread(void *p)
         error("free in a host function", rc);
 }
 
+static void rt_free_on_driver_thread(void *p)
+{
+    cuCtxSetCurrent(ctx);
+    if (cudaFree(p) != cudaSuccess)
+        error("cudaFree in a host function", CUDA_ERROR_INVALID_VALUE);
+}
+
+/* Every other allocation through the runtime, freed by the runtime in its host function. */
 static int host_functions(int ops)
 {
     unsigned rng = 1;
     for (int i = 0; i < ops; i++) {
-        CUdeviceptr p;
-        CUresult rc = cuMemAlloc_v2(&p, 512 * (size_t)(128 + next_rand(&rng) % 1024));
+        CUdeviceptr p = 0;
+        size_t size = 512 * (size_t)(128 + next_rand(&rng) % 1024);
+        bool rt = i % 2;
+        CUresult rc = rt ? (cudaMalloc((void **)&p, size) == cudaSuccess ? CUDA_SUCCESS
+                                                                         : CUDA_ERROR_OUT_OF_MEMORY)
+                         : cuMemAlloc_v2(&p, size);
         if (rc != CUDA_SUCCESS) {
             error("allocation", rc);
             break;
         }
-        rc = cuLaunchHostFunc(NULL, free_on_driver_thread, (void *)(uintptr_t)p);
+        rc = cuLaunchHostFunc(NULL, rt ? rt_free_on_driver_thread : free_on_driver_thread,
+                              (void *)(uintptr_t)p);
         if (rc != CUDA_SUCCESS)
             error("cuLaunchHostFunc", rc);
         if (i % 64 == 63)
@@ -277,6 +361,10 @@ int main(int argc, char **argv)
         return 2;
     }
     cuCtxGetCurrent(&ctx);
+    if (fetch_doors() != 0) {
+        fprintf(stderr, "t_race: the driver's functions could not be fetched\n");
+        return 1;
+    }
     const char *mode = argv[1];
     int rc;
     if (!strcmp(mode, "double")) {
