@@ -597,8 +597,8 @@ void *vt_resolve_real(size_t slot_offset, const char *name);
 void vt_substitute(const char *symbol, void **pfn, int cuda_version, uint64_t flags);
 void *vt_dlsym_intercept(void *handle, const char *name);
 bool vt_is_own_address(const void *p);
-int vt_current_device(void);           /* from the real driver; 0 when unknown */
-int vt_device_of_pointer(uint64_t p);  /* from the real driver; -1 when unknown */
+int vt_current_device(void);          /* from the real driver; 0 when unknown */
+int vt_device_of_pointer(uint64_t p); /* from the real driver; -1 when unknown */
 /* ---- pools.c: stream-ordered pools' reservations, sampled where they can change -------------- */
 void vt_pools_after_alloc(int device, uint64_t pool, uint64_t size_bytes); /* pool 0: default */
 void vt_pools_after_free(int device);
