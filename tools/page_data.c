@@ -85,7 +85,9 @@ static vt_page_site_t *site_of(vt_page_data_t *p, uint32_t device, uint32_t stac
 static long column(const vt_page_data_t *p, uint64_t t_ns)
 {
     uint64_t rel = t_ns > p->t0_ns ? t_ns - p->t0_ns : 0;
-    uint64_t c = (uint64_t)((unsigned __int128)rel * VT_PAGE_COLS / (p->span_ns + 1));
+    /* In 128 bits: a span of 2^64 - 1 ns (a hostile trace's clock) must not wrap to 0. */
+    uint64_t c =
+        (uint64_t)((unsigned __int128)rel * VT_PAGE_COLS / ((unsigned __int128)p->span_ns + 1));
     return c >= VT_PAGE_COLS ? VT_PAGE_COLS - 1 : (long)c;
 }
 
