@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 # analyzer.sh [-b BUILD_DIR] [-n EVENTS] [-r RUNS] [-H PAIRS] [-c OTHER_VRAMTRACE] [-P]
 # The analyzer's rate: bench/gen_trace writes a trace of EVENTS allocation and free events in the
-# real format (src/vt_format.h) into a temporary directory, then `vramtrace report FILE`,
+# real format (common/vt_format.h) into a temporary directory, then `vramtrace report FILE`,
 # `report --json`, `timeline --csv` and `export --format perfetto` are timed on it (the CLI is
 # single-threaded), RUNS times each, output to /dev/null; the best run gives events/s, and the
 # last column is the largest peak RSS of the runs (GNU time's %M; "-" without /usr/bin/time).

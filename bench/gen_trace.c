@@ -5,7 +5,7 @@
  *
  *   usage: gen_trace [-n EVENTS] [-l LIVE] [-P] OUT.vtr
  *
- * The records are encoded with src/vt_format.h's varint helpers and laid out the way
+ * The records are encoded with common/vt_format.h's varint helpers and laid out the way
  * src/writer.c lays them out: preamble, strings, PROCESS, DEVICE, API_NAMES, THREAD and STACK
  * definitions, then the events with time and address delta chains, a SKIP wherever the next
  * record would straddle a chunk boundary, END, and the file trimmed after it. The events: LIVE

@@ -28,14 +28,10 @@ static char rules_text[64 * 1024];
 
 /* Per-thread overrides: vramtrace_category_push() and NVTX phases. */
 #define MAX_NESTING 32
-#define PHASE_BYTES 512
 static __thread struct {
     int8_t pushed[MAX_NESTING]; /* categories from the annotation API; -1: none */
     int n_pushed;
-    char phase[PHASE_BYTES]; /* the NVTX range path, '/'-joined */
-    uint16_t phase_ends[MAX_NESTING + 1];
-    int8_t phase_cats[MAX_NESTING + 1]; /* category forced by a "vramtrace:<cat>" range, or -1 */
-    int n_phases;                       /* may exceed MAX_NESTING: deeper levels are counted */
+    vt_phase_path_t phases; /* the NVTX range path and the categories its ranges force */
 } tls_ctx __attribute__((tls_model("initial-exec")));
 
 /* ---- rules loading ------------------------------------------------------------------------- */
@@ -151,43 +147,20 @@ void vt_category_pop(void)
 void vt_phase_push(const char *name)
 {
     vt_track_label(VT_REC_PHASE_PUSH, name);
-    int depth = tls_ctx.n_phases++;
-    if (depth >= MAX_NESTING)
-        return;
-    size_t used = depth ? tls_ctx.phase_ends[depth] : 0;
-    if (depth == 0)
-        tls_ctx.phase_ends[0] = 0;
-    size_t len = name ? strlen(name) : 0;
-    size_t room = PHASE_BYTES - 1 - used;
-    size_t sep = used ? 1 : 0;
-    if (len + sep > room)
-        len = room > sep ? room - sep : 0;
-    if (sep && room)
-        tls_ctx.phase[used++] = '/';
-    memcpy(tls_ctx.phase + used, name ? name : "", len);
-    used += len;
-    tls_ctx.phase[used] = '\0';
-    tls_ctx.phase_ends[depth + 1] = (uint16_t)used;
-    int forced = -1;
-    if (name && strncmp(name, "vramtrace:", 10) == 0)
-        forced = vt_category_from_name(name + 10, strlen(name + 10));
-    tls_ctx.phase_cats[depth + 1] =
-        (int8_t)(forced >= 0 ? forced : (depth ? tls_ctx.phase_cats[depth] : -1));
+    vt_phase_path_push(&tls_ctx.phases, name, name ? strlen(name) : 0);
 }
 
 void vt_phase_pop(void)
 {
-    if (tls_ctx.n_phases == 0)
+    if (tls_ctx.phases.depth == 0)
         return;
-    int depth = --tls_ctx.n_phases;
-    if (depth < MAX_NESTING)
-        tls_ctx.phase[tls_ctx.phase_ends[depth]] = '\0';
+    vt_phase_path_pop(&tls_ctx.phases);
     vt_track_phase_pop();
 }
 
 const char *vt_phase_current(void)
 {
-    return tls_ctx.phase;
+    return tls_ctx.phases.text;
 }
 
 /* ---- the per-stack rule cache --------------------------------------------------------------- */
@@ -198,30 +171,21 @@ const char *vt_phase_current(void)
 
 /* The first frame rule before `limit` that frame ip matches, else limit: py rules for a Python
  * pseudo-frame (its "path/file.py:function", python.c), func and module rules for a native
- * frame. Takes the loader lock (dladdr) for native frames. */
+ * frame (its symbol as dladdr names it). Takes the loader lock (dladdr) for native frames. */
 static int first_rule_of_frame(uint64_t ip, int limit)
 {
     const vt_rules_t *r = &active_rules;
-    if (VT_IP_IS_PY(ip)) {
-        const char *where = vt_string(VT_PY_IP_STRING(ip));
-        for (int i = 0; where && i < limit; i++)
-            if (r->rules[i].field == VT_FIELD_PY && vt_glob_match(vt_rule_glob(r, i), where))
-                return i;
-        return limit;
+    vt_rule_frame_t frame = {0};
+    if (VT_PYFRAME_IS(ip)) {
+        frame.py = vt_string(VT_PYFRAME_STRING(ip));
+        if (!frame.py)
+            return limit;
+    } else {
+        if (!(r->fields_used & ((1u << VT_FIELD_FUNC) | (1u << VT_FIELD_MODULE))))
+            return limit;
+        vt_frame_names(ip, &frame.names[0], &frame.module);
     }
-    if (!(r->fields_used & ((1u << VT_FIELD_FUNC) | (1u << VT_FIELD_MODULE))))
-        return limit;
-    const char *func, *module;
-    vt_frame_names(ip, &func, &module);
-    for (int i = 0; i < limit; i++) {
-        const vt_rule_t *rule = &r->rules[i];
-        const char *subject = rule->field == VT_FIELD_FUNC     ? func
-                              : rule->field == VT_FIELD_MODULE ? module
-                                                               : NULL;
-        if (subject && *subject && vt_glob_match(vt_rule_glob(r, i), subject))
-            return i;
-    }
-    return limit;
+    return vt_rules_frame_first(r, &frame, limit);
 }
 
 /* The index of the first frame rule the stack matches (n_rules when none), computing it on
@@ -284,9 +248,9 @@ static int decide(int first_frame_rule, vt_api_t api)
     int pushed = tls_ctx.n_pushed > MAX_NESTING ? MAX_NESTING : tls_ctx.n_pushed;
     if (pushed > 0 && tls_ctx.pushed[pushed - 1] >= 0)
         return tls_ctx.pushed[pushed - 1];
-    int depth = tls_ctx.n_phases > MAX_NESTING ? MAX_NESTING : tls_ctx.n_phases;
-    if (depth > 0 && tls_ctx.phase_cats[depth] >= 0)
-        return tls_ctx.phase_cats[depth];
+    int forced = vt_phase_path_forced(&tls_ctx.phases);
+    if (forced >= 0)
+        return forced;
     const vt_rules_t *r = &active_rules;
     if (only_thread_rules) {
         /* The loop below in a few steps: its first hit is the lowest verdict bit, taken when
@@ -312,8 +276,8 @@ static int decide(int first_frame_rule, vt_api_t api)
         bool hit = false;
         switch (rule->field) {
         case VT_FIELD_PHASE:
-            hit = tls_ctx.phase[0] ? vt_glob_match(vt_rule_glob(r, i), tls_ctx.phase)
-                                   : (bool)((empty_phase_hits[k / 64] >> (k % 64)) & 1);
+            hit = tls_ctx.phases.text[0] ? vt_glob_match(vt_rule_glob(r, i), tls_ctx.phases.text)
+                                         : (bool)((empty_phase_hits[k / 64] >> (k % 64)) & 1);
             break;
         case VT_FIELD_THREAD:
             if (!thread_hits)
@@ -330,6 +294,14 @@ static int decide(int first_frame_rule, vt_api_t api)
             return rule->category;
     }
     return first_frame_rule < r->n_rules ? r->rules[first_frame_rule].category : VT_CAT_UNKNOWN;
+}
+
+/* vt_category_of_stack: the category of an allocation this thread makes now through api, its
+ * call-site ips[0..n) interned as stack_id (0: none, n ignored): what vt_callsite_take decides
+ * once it has the stack. Not under vt_lock. */
+int vt_category_of_stack(uint32_t stack_id, void *const *ips, int n, vt_api_t api)
+{
+    return decide(stack_first_rule(stack_id, ips, n), api);
 }
 
 /* The part of a call-site that walks stacks: the native frames, Python's spliced in, interned.
@@ -355,7 +327,7 @@ static void capture_stack(void *arg)
     if (created) {
         for (int i = 0; i < n; i++) {
             uint64_t ip = (uint64_t)(uintptr_t)ips[i];
-            if (!VT_IP_IS_PY(ip) && !vt_modules_find(ip)) {
+            if (!VT_PYFRAME_IS(ip) && !vt_modules_find(ip)) {
                 vt_modules_refresh();
                 break;
             }
@@ -377,9 +349,9 @@ void vt_callsite_take(vt_callsite_t *cs, vt_api_t api)
     if (!frames || !vt_run_capture(frames, capture_stack, &c)) {
         /* no stack, native or Python: the category from the context alone */
         cs->stack_id = 0;
-        cs->category = (uint8_t)decide(active_rules.n_rules, api);
+        cs->category = (uint8_t)vt_category_of_stack(0, NULL, 0, api);
         return;
     }
     cs->stack_id = c.stack_id;
-    cs->category = (uint8_t)decide(stack_first_rule(c.stack_id, c.ips, c.n), api);
+    cs->category = (uint8_t)vt_category_of_stack(c.stack_id, c.ips, c.n, api);
 }

@@ -299,21 +299,3 @@ void vt_warn_release(void)
         vt_warn("%s", later_lines[i]);
     n_later = 0;
 }
-
-/* vt_fmt_bytes: bytes for people, in binary units with one decimal ("1.5 GiB", "512 B").
- * AS-safe. */
-size_t vt_fmt_bytes(char *buf, size_t cap, uint64_t bytes)
-{
-    static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-    unsigned u = 0;
-    uint64_t whole = bytes, tenths = 0;
-    while (whole >= 1024 && u + 1 < sizeof units / sizeof units[0]) {
-        tenths = (whole % 1024) * 10 / 1024;
-        whole /= 1024;
-        u++;
-    }
-    if (u == 0)
-        return vt_fmt(buf, cap, "%llu B", (unsigned long long)whole);
-    return vt_fmt(buf, cap, "%llu.%llu %s", (unsigned long long)whole, (unsigned long long)tenths,
-                  units[u]);
-}

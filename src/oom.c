@@ -118,13 +118,13 @@ void vt_oom_report(int device, vt_api_t api, uint64_t requested_bytes, const vt_
     vt_track_unlock();
 
     char request[32], where[256], line[768];
-    vt_fmt_bytes(request, sizeof request, requested_bytes);
+    vt_fmt_bytes(request, sizeof request, requested_bytes, 1);
     describe_site(cs ? cs->stack_id : 0, where, sizeof where);
     vt_log(0, "out of memory on device %d: %s of %s failed in %s", device, vt_api_name(api),
            request, where);
 
     char amount[32];
-    vt_fmt_bytes(amount, sizeof amount, total);
+    vt_fmt_bytes(amount, sizeof amount, total, 1);
     size_t used = vt_fmt(line, sizeof line, "  live %s", amount);
     for (int shown = 0; shown < VT_CAT_COUNT; shown++) {
         int best = -1;
@@ -133,7 +133,7 @@ void vt_oom_report(int device, vt_api_t api, uint64_t requested_bytes, const vt_
                 best = c;
         if (best < 0)
             break;
-        vt_fmt_bytes(amount, sizeof amount, live[best]);
+        vt_fmt_bytes(amount, sizeof amount, live[best], 1);
         used += vt_fmt(line + used, used < sizeof line ? sizeof line - used : 0, "%s %s %s",
                        shown ? "," : ":", vt_category_names[best], amount);
         live[best] = 0;
@@ -172,7 +172,7 @@ void vt_oom_report(int device, vt_api_t api, uint64_t requested_bytes, const vt_
                 best = k;
         if (best < 0)
             break;
-        vt_fmt_bytes(amount, sizeof amount, named_bytes[best]);
+        vt_fmt_bytes(amount, sizeof amount, named_bytes[best], 1);
         used += vt_fmt(line + used, used < sizeof line ? sizeof line - used : 0, "%s %s %s",
                        shown ? ";" : "", names[best], amount);
         named_bytes[best] = 0;

@@ -18,7 +18,7 @@
  * Python frames then (checked before and after the walk); atexit handlers run before that.
  *
  * Pseudo instruction pointers. Each Python frame becomes one 64-bit value interned in the stack
- * trie like a return address (vt_internal.h, VT_PY_IP):
+ * trie like a return address (vt_format.h, VT_PYFRAME_IP):
  *     bit  63      1: a Python frame (no user-space code address has it)
  *     bits 62..24  id of the interned string "path/file.py:function" (strings.c), 39 bits
  *     bits 23..0   the line the frame is executing, clamped to 2^24 - 1; 0 when unknown
@@ -407,13 +407,13 @@ __attribute__((noinline)) static int splice(void **ips, int n_native, int max_py
             same--;
         uint64_t known =
             same >= 0 && i - same <= RECENT_FRAMES ? (uint64_t)(uintptr_t)py_ips[same] : 0;
-        uint32_t id = known ? VT_PY_IP_STRING(known) : frame_string(frames[i].code);
+        uint32_t id = known ? VT_PYFRAME_STRING(known) : frame_string(frames[i].code);
         if (!id)
             return n_native;
         int line = known && frames[same].offset == frames[i].offset
-                       ? (int)VT_PY_IP_LINE(known)
+                       ? (int)VT_PYFRAME_LINE(known)
                        : frame_line(frames[i].code, frames[i].offset);
-        py_ips[i] = (void *)(uintptr_t)VT_PY_IP(id, (uint32_t)line);
+        py_ips[i] = (void *)(uintptr_t)VT_PYFRAME_IP(id, (uint32_t)line);
     }
     /* The states of other threads may have been freed while we read: then nothing of it. */
     if (finalizing())

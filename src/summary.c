@@ -21,7 +21,7 @@ static void summary_top_categories(char *buf, size_t cap, int device)
         if (best < 0)
             break;
         char bytes[32];
-        vt_fmt_bytes(bytes, sizeof bytes, at_peak[best]);
+        vt_fmt_bytes(bytes, sizeof bytes, at_peak[best], 1);
         used += vt_fmt(buf + used, used < cap ? cap - used : 0, "%s%s %s", shown ? ", " : " (",
                        vt_category_names[best], bytes);
         at_peak[best] = 0;
@@ -83,8 +83,8 @@ void vt_exit_summary(void)
            (unsigned long long)t.n_failed, (unsigned long long)t.n_unmatched_frees,
            (unsigned long long)t.n_dropped);
     char peak[32], live[32], top[160] = "";
-    vt_fmt_bytes(peak, sizeof peak, snap[VT_SERIES_DEVICE][peak_device].peak_bytes);
-    vt_fmt_bytes(live, sizeof live, live_device_bytes);
+    vt_fmt_bytes(peak, sizeof peak, snap[VT_SERIES_DEVICE][peak_device].peak_bytes, 1);
+    vt_fmt_bytes(live, sizeof live, live_device_bytes, 1);
     summary_top_categories(top, sizeof top, peak_device);
     vt_log(0,
            "peak %s of device memory on device %d%s, %llu allocs, %llu frees, %llu failed, %s "

@@ -15,6 +15,8 @@
 #include "vt_categories.h"
 #include "vt_cuda.h"
 #include "vt_format.h"
+#include "vt_phase.h"
+#include "vt_units.h"
 
 /* uthash allocates from the arena, and running out must never exit the host (uthash's default
  * uthash_fatal is exit(-1)): a failed insert leaves the table as it was and sets a flag. */
@@ -50,7 +52,6 @@ size_t vt_vfmt(char *buf, size_t cap, const char *fmt, va_list ap);
 void vt_log(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void vt_log_set_level(bool quiet, int verbose); /* init: VRAMTRACE_QUIET, VRAMTRACE_VERBOSE */
 void vt_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-size_t vt_fmt_bytes(char *buf, size_t cap, uint64_t bytes);
 void vt_escape(char *buf, size_t cap, const char *s);
 void vt_warn_hold(void);
 void vt_warn_later(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -504,18 +505,8 @@ uint32_t vt_string_count(void);
 void vt_strings_forget(void);
 
 /* ---- python.c: Python frames of call-sites ---------------------------------------------------- */
-/* A Python frame as a pseudo instruction pointer, spliced into the native stack at the
- * interpreter's evaluation frames: bit 63 set (no user-space code address has it), bits 62..24
- * the string id of "path/file.py:function", bits 23..0 the line (clamped; 0 unknown). python.c's
- * header has the rest. */
-#define VT_PY_IP_BIT      ((uint64_t)1 << 63)
-#define VT_PY_IP_LINE_MAX 0xffffffu
-#define VT_PY_IP(string_id, line)                                                                  \
-    (VT_PY_IP_BIT | ((uint64_t)(string_id) << 24) |                                                \
-     ((line) > VT_PY_IP_LINE_MAX ? VT_PY_IP_LINE_MAX : (uint64_t)(line)))
-#define VT_IP_IS_PY(ip)     ((VT_PY_IP_BIT & (uint64_t)(ip)) != 0)
-#define VT_PY_IP_STRING(ip) ((uint32_t)(((uint64_t)(ip) >> 24) & (((uint64_t)1 << 39) - 1)))
-#define VT_PY_IP_LINE(ip)   ((uint32_t)(VT_PY_IP_LINE_MAX & (uint64_t)(ip)))
+/* A Python frame is a pseudo instruction pointer (VT_PYFRAME_IP of vt_format.h) spliced into
+ * the native stack at the interpreter's evaluation frames; python.c's header has the rest. */
 /* vt_python_splice: this thread's Python frames (at most max_py) spliced into the n_native
  * native frames of ips (innermost first; room for VT_MAX_FRAMES); returns the new count. */
 int vt_python_splice(void **ips, int n_native, int max_py);
@@ -535,6 +526,7 @@ struct vt_callsite_s {
 void vt_categories_init(void);
 const vt_rules_t *vt_categories_rules(void);
 void vt_callsite_take(vt_callsite_t *cs, vt_api_t api);
+int vt_category_of_stack(uint32_t stack_id, void *const *ips, int n, vt_api_t api);
 void vt_category_push(int category);
 void vt_category_pop(void);
 void vt_phase_push(const char *name);

@@ -2,7 +2,7 @@
 /* The trace writer: records appended to a MAP_SHARED mapping of the trace file, one chunk at a
  * time, so that a record written is a record kept even if the process is killed a microsecond
  * later (memray's capture file does this); no system call per event. The format is
- * src/vt_format.h. Every function here runs with vt_lock held (the core's events) and is
+ * common/vt_format.h. Every function here runs with vt_lock held (the core's events) and is
  * AS-safe: open/flock/posix_fallocate/mmap/ftruncate, no malloc, no stdio. A failure to write
  * (unwritable directory, disk full, file size limit) stops the writer with one warning; the
  * program runs on unchanged. */

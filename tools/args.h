@@ -80,7 +80,7 @@ void vt_args_paragraph(FILE *out, const char *text, int indent);
 /* vt_parse_count: a decimal count ("0".."SIZE_MAX", digits only) into *out; 0, or -1. */
 int vt_parse_count(const char *s, size_t *out);
 
-/* The help text of the size grammar (src/size.c), for every command that takes a SIZE. */
+/* The help text of the size grammar (common/size.c), for every command that takes a SIZE. */
 #define VT_ARGS_SIZE_HELP                                                                          \
     "SIZE is a byte count with an optional unit, in any case, fractions rounded down to the "      \
     "byte: 1000000, 512K, 512MiB, 1.5G, 16GiB, 4GB, 1T. K, M, G, T and KiB, MiB, GiB, TiB are "    \

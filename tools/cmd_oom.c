@@ -28,6 +28,7 @@
 #include "frames.h"
 #include "json.h"
 #include "load.h"
+#include "phases.h"
 #include "symbolize.h"
 #include "units.h"
 #include "args.h"
@@ -74,7 +75,7 @@ typedef struct oom_info_s {
     size_t n_sites, n_sites_all;
     int since;           /* SINCE_* */
     uint64_t since_t_ns; /* absolute; SINCE_START: 0 */
-    char since_name[NAME_CAP];
+    char since_name[VT_PHASE_BYTES];
     /* Live by category then and now, on its device: what grew is their change (sat.h). */
     uint64_t grew_from[VT_CAT_COUNT], grew_to[VT_CAT_COUNT];
     int capped;           /* the trace was capped before it */
@@ -90,11 +91,6 @@ typedef struct dev_live_s {
     uint64_t by_category[VT_CAT_COUNT];
 } dev_live_t;
 
-typedef struct open_phase_s {
-    uint64_t thread;
-    uint32_t string_id;
-} open_phase_t;
-
 /* The OOMs of a device that no allocation has followed yet, as a list through next_pending. */
 typedef struct pending_s {
     uint32_t device, head, tail; /* index + 1; 0: empty */
@@ -103,13 +99,12 @@ typedef struct pending_s {
 typedef struct oom_ctx_s {
     oom_info_t *infos;
     size_t cap_infos;
-    open_phase_t *open; /* every thread's open phases, innermost last per thread */
-    size_t n_open, cap_open;
-    dev_live_t *snap; /* every device's live memory by category at the last boundary */
+    vt_phases_t phases; /* every thread's open phases */
+    dev_live_t *snap;   /* every device's live memory by category at the last boundary */
     size_t n_snap, cap_snap;
     int since;
     uint64_t since_t_ns;
-    char since_name[NAME_CAP];
+    char since_name[VT_PHASE_BYTES];
     pending_t *pending;
     size_t n_pending, cap_pending;
     uint64_t last_t_ns, end_t_ns;
@@ -136,22 +131,11 @@ static uint64_t rel(const vt_reader_t *r, uint64_t t_ns)
     return t_ns > r->t0_ns ? t_ns - r->t0_ns : 0;
 }
 
-/* The '/'-joined names of thread's open phases into buf. */
-static void phase_path(const oom_ctx_t *x, const vt_reader_t *r, uint64_t thread, char *buf,
-                       size_t cap)
+/* The phase path of thread into buf. */
+static void phase_path(const oom_ctx_t *x, uint64_t thread, char *buf, size_t cap)
 {
-    size_t len = 0;
-    buf[0] = '\0';
-    for (size_t i = 0; i < x->n_open; i++) {
-        if (x->open[i].thread != thread)
-            continue;
-        char name[NAME_CAP];
-        vt_reader_cstring(r, x->open[i].string_id, name, sizeof(name));
-        int n = snprintf(buf + len, cap - len, "%s%s", len ? "/" : "", name);
-        if (n < 0 || (size_t)n >= cap - len)
-            return;
-        len += (size_t)n;
-    }
+    const vt_phase_path_t *path = vt_phases_of(&x->phases, thread);
+    snprintf(buf, cap, "%s", path ? path->text : "");
 }
 
 /* A phase boundary or mark: the growth of later OOMs is measured from here. */
@@ -258,21 +242,15 @@ static int on_record(void *ctx, const vt_reader_t *r, const vt_analysis_t *a, co
             on_alloc(x, ev);
         break;
     case VT_REC_PHASE_PUSH:
-        rc = grow((void **)&x->open, &x->cap_open, x->n_open + 1, sizeof(*x->open));
+        rc = vt_phases_apply(&x->phases, r, ev);
         if (rc)
             break;
-        x->open[x->n_open++] = (open_phase_t){ev->u.phase.thread, ev->u.phase.string_id};
-        phase_path(x, r, ev->u.phase.thread, x->since_name, sizeof(x->since_name));
+        phase_path(x, ev->u.phase.thread, x->since_name, sizeof(x->since_name));
         rc = boundary(x, a, ev, SINCE_PUSH);
         break;
     case VT_REC_PHASE_POP:
-        phase_path(x, r, ev->u.phase.thread, x->since_name, sizeof(x->since_name));
-        for (size_t i = x->n_open; i-- > 0;)
-            if (x->open[i].thread == ev->u.phase.thread) {
-                memmove(&x->open[i], &x->open[i + 1], (x->n_open - i - 1) * sizeof(*x->open));
-                x->n_open--;
-                break;
-            }
+        phase_path(x, ev->u.phase.thread, x->since_name, sizeof(x->since_name));
+        vt_phases_apply(&x->phases, r, ev);
         rc = boundary(x, a, ev, SINCE_POP);
         break;
     case VT_REC_MARK:
@@ -623,7 +601,7 @@ static int postmortem(FILE *out, const char *path, int json, bool all_frames, bo
     if (symp)
         vt_symbolizer_release(symp);
     free(x.infos);
-    free(x.open);
+    vt_phases_release(&x.phases);
     free(x.snap);
     free(x.pending);
     vt_analysis_release(&a);

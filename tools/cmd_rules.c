@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* `vramtrace rules`: the category rules (docs/categories.md). `--defaults` prints the built-in rules
  * (a starting point for VRAMTRACE_RULES or `report --rules`); `--check FILE` parses a rules
- * file and names the first bad line. The parser is the capture library's own (src/rules.c). */
+ * file and names the first bad line. The parser is the capture library's own (common/rules.c). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>

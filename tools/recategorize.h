@@ -9,19 +9,17 @@
 #include <stdint.h>
 
 #include "analysis.h"
+#include "phases.h"
 #include "symbolize.h"
 #include "trace_reader.h"
 #include "vt_categories.h"
-
-struct vt_recat_thread_s;
 
 typedef struct vt_recategorizer_s {
     const vt_rules_t *rules;
     vt_symbolizer_t *sym; /* names native frames; NULL: func and file rules match nothing */
     uint16_t *stack_rule; /* per stack id: first matching frame rule + 1; 0: not computed */
     uint32_t cap_stack;
-    struct vt_recat_thread_s *threads; /* the phase path of each thread seen so far */
-    size_t n_threads, cap_threads;
+    vt_phases_t phases; /* the phase path of each thread seen so far */
 } vt_recategorizer_t;
 
 /* vt_recategorizer_init: a recategorizer for rules (not copied: they must outlive it) naming

@@ -73,7 +73,7 @@ uint32_t vt_symbolize_frame(vt_symbolizer_t *s, const vt_reader_t *r, uint32_t s
 
 /* vt_symbolize_shown: the first frame at or outside stack_id (towards the root) that a view
  * shows: any frame when s->all_frames or s is NULL, else a Python frame or a native one outside
- * the interpreter, libffi, the C library, the loader and vramtrace (src/vt_frames.h); 0 when
+ * the interpreter, libffi, the C library, the loader and vramtrace (common/vt_frames.h); 0 when
  * none is left. */
 uint32_t vt_symbolize_shown(vt_symbolizer_t *s, const vt_reader_t *r, uint32_t stack_id);
 

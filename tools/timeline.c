@@ -11,8 +11,6 @@
 #include "load.h"
 #include "timeline.h"
 
-#define NAME_CAP 256
-
 static void *grow(void *items, size_t *cap, size_t need, size_t size)
 {
     if (need <= *cap)
@@ -148,13 +146,12 @@ static long innermost(const vt_timeline_t *tl, uint64_t thread)
 static void phase_push(vt_timeline_t *tl, const vt_reader_t *r, const vt_analysis_t *a,
                        const vt_event_t *ev)
 {
-    char name[NAME_CAP], path[2 * NAME_CAP];
     long parent = innermost(tl, ev->u.phase.thread);
-    vt_reader_cstring(r, ev->u.phase.string_id, name, sizeof(name));
-    if (parent >= 0)
-        snprintf(path, sizeof(path), "%s/%s", tl->phases[tl->open[parent].phase].path, name);
-    else
-        snprintf(path, sizeof(path), "%s", name);
+    if (vt_phases_apply(&tl->paths, r, ev) != 0) {
+        tl->oom = 1;
+        return;
+    }
+    const char *path = vt_phases_of(&tl->paths, ev->u.phase.thread)->text;
     size_t i = 0;
     while (i < tl->n_phases && strcmp(tl->phases[i].path, path) != 0)
         i++;
@@ -197,8 +194,9 @@ static void phase_push(vt_timeline_t *tl, const vt_reader_t *r, const vt_analysi
     }
 }
 
-static void phase_pop(vt_timeline_t *tl, const vt_event_t *ev)
+static void phase_pop(vt_timeline_t *tl, const vt_reader_t *r, const vt_event_t *ev)
 {
+    vt_phases_apply(&tl->paths, r, ev);
     long i = innermost(tl, ev->u.phase.thread);
     if (i < 0)
         return; /* a POP without its PUSH (tracing started inside the range) */
@@ -221,7 +219,7 @@ static int on_record(void *ctx, const vt_reader_t *r, const vt_analysis_t *a, co
     if (ev->type == VT_REC_PHASE_PUSH && !tl->row)
         phase_push(tl, r, a, ev);
     else if (ev->type == VT_REC_PHASE_POP && !tl->row)
-        phase_pop(tl, ev);
+        phase_pop(tl, r, ev);
     for (int k = 0; k < n_changed; k++) {
         const vt_device_stats_t *d = vt_stream_device(a, changed[k]);
         if (!d)
@@ -261,6 +259,7 @@ void vt_timeline_release(vt_timeline_t *tl)
         free(tl->phases[i].path);
     free(tl->phases);
     free(tl->open);
+    vt_phases_release(&tl->paths);
     for (size_t k = 0; k < tl->n_dcols; k++)
         free(tl->dcols[k].col);
     free(tl->dcols);

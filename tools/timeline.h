@@ -9,6 +9,7 @@
 
 #include "analysis.h"
 #include "load.h"
+#include "phases.h"
 #include "trace_reader.h"
 
 /* The chart's columns: VT_TIMELINE_COLS of width col_ns from t0 per device; when an event falls
@@ -67,6 +68,7 @@ typedef struct vt_timeline_s {
     size_t n_phases, cap_phases;
     vt_tl_open_phase_t *open; /* every thread's open phases, innermost last per thread */
     size_t n_open, cap_open;
+    vt_phases_t paths; /* every thread's phase path: the phases' names */
     int oom;           /* out of memory: phases are incomplete */
     vt_stream_fn also; /* called with every record after the timeline took it (html's page data
                         * in the same pass); NULL: none */

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* The trace reader (src/vt_format.h is the format): a streaming decoder that hands out one
+/* The trace reader (common/vt_format.h is the format): a streaming decoder that hands out one
  * record at a time with the delta chains (time, address) and the implicit numbering (stacks,
  * strings, threads) resolved; analysis.h builds the live set and the peaks on it. Memory is
  * bounded by the stack/string/thread tables, never by the number of events: the file is mapped

@@ -6,21 +6,6 @@
 #include <inttypes.h>
 #include <stdio.h>
 
-const char *vt_fmt_binary(uint64_t v, char *buf, size_t cap)
-{
-    static const char *const units[] = {"KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
-    if (v < 1024) {
-        snprintf(buf, cap, "%" PRIu64 " B", v);
-        return buf;
-    }
-    double x = (double)v / 1024;
-    int u = 0;
-    while (x >= 1024 && u < 5)
-        x /= 1024, u++;
-    snprintf(buf, cap, "%.2f %s", x, units[u]);
-    return buf;
-}
-
 const char *vt_fmt_commas(uint64_t v, char *buf, size_t cap)
 {
     char digits[24];

@@ -6,8 +6,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
-const char *vt_fmt_binary(uint64_t bytes, char *buf, size_t cap); /* "1.50 GiB", "512 B" */
-const char *vt_fmt_commas(uint64_t v, char *buf, size_t cap);     /* "1,182,022,656" */
+#include "vt_units.h"
+
+/* Bytes as every view shows them, two decimals: "1.50 GiB", "512 B" (vt_units.h). */
+static inline const char *vt_fmt_binary(uint64_t bytes, char *buf, size_t cap)
+{
+    return vt_fmt_bytes(buf, cap, bytes, 2);
+}
+const char *vt_fmt_commas(uint64_t v, char *buf, size_t cap); /* "1,182,022,656" */
 /* "12.345 s"; below a second, when not whole milliseconds, "0.000500 s" */
 const char *vt_fmt_seconds(uint64_t ns, char *buf, size_t cap);
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Fuzz harness of the category rules parser (src/rules.c vt_rules_parse): hostile rules text
+/* Fuzz harness of the category rules parser (common/rules.c vt_rules_parse): hostile rules text
  * (VRAMTRACE_RULES names such a file, `report --rules` another), then every glob it accepted
  * matched against a few names the categorizer would try. */
 #include <stdbool.h>

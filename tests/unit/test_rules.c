@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* The category rules of src/rules.c: the glob matcher, the parser's acceptance and its error
+/* The category rules of common/rules.c: the glob matcher, the parser's acceptance and its error
  * messages (line and what is wrong), and that the built-in defaults parse and say what the
  * issue asks of them. */
 #include <string.h>

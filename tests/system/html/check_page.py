@@ -25,7 +25,7 @@ def check(ok, what):
         failures.append(what)
 
 
-# src/vt_frames.h: the modules whose frames the views leave out unless --all-frames.
+# common/vt_frames.h: the modules whose frames the views leave out unless --all-frames.
 INTERNAL_PREFIXES = ("libpython", "_ctypes.", "libffi.so", "libc.so", "ld-linux", "libpthread.so",
                      "libdl.so", "libvramtrace.so")
 

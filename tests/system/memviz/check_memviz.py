@@ -14,7 +14,7 @@ import re
 import sys
 
 CATEGORIES = {"weights", "gradients", "optimizer", "activations", "data", "workspace", "unknown"}
-# src/vt_frames.h: the modules whose frames the views leave out unless --all-frames.
+# common/vt_frames.h: the modules whose frames the views leave out unless --all-frames.
 INTERNAL_PREFIXES = ("libpython", "_ctypes.", "libffi.so", "libc.so", "ld-linux", "libpthread.so",
                      "libdl.so", "libvramtrace.so")
 ENTRY_ACTIONS = {"alloc", "free_requested", "free_completed", "segment_alloc", "segment_free",

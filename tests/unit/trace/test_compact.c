@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* The compact records of format 1.2 (src/vt_format.h) through the real writer and the reader:
+/* The compact records of format 1.2 (common/vt_format.h) through the real writer and the reader:
  * every event the test hands the writer comes back from the trace with the same values, whether
  * the writer chose a compact form or fell back to a full one (edge sizes and addresses, VMM
  * handles, implicit and unmatched frees, a free of an address never seen, a key allocated

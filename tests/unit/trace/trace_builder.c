@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* The trace builder (trace_builder.h): records laid out as src/vt_format.h defines them. */
+/* The trace builder (trace_builder.h): records laid out as common/vt_format.h defines them. */
 #include "trace_builder.h"
 
 #include <stdio.h>

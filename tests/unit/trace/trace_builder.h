@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* The trace builder: writes traces record by record with src/vt_format.h, the way the writer
+/* The trace builder: writes traces record by record with common/vt_format.h, the way the writer
  * lays them out (implicit ids, address and time delta chains), plus the damage the reader must
  * survive (raw bytes, truncation). Test-only: it allocates freely and aborts when out of
  * memory. */

@@ -198,11 +198,19 @@ typedef enum vt_record_type_e {
 #define VT_TRACE_SERIES_MANAGED  2
 #define VT_TRACE_SERIES_IMPORTED 3
 
-/* Python frames in STACK records: see VT_REC_STACK. */
-#define VT_PYFRAME_BIT        (1ULL << 63)
-#define VT_PYFRAME_LINE_BITS  24
-#define VT_PYFRAME_STRING(ip) (((ip) & ~VT_PYFRAME_BIT) >> VT_PYFRAME_LINE_BITS)
-#define VT_PYFRAME_LINE(ip)   ((ip) & ((1ULL << VT_PYFRAME_LINE_BITS) - 1))
+/* Python frames in STACK records (see VT_REC_STACK), the one encoding of both programs: a frame
+ * as a pseudo instruction pointer with bit 63 set (no user-space code address has it), bits
+ * 62..24 the string id of "path/file.py:function", bits 23..0 the line (clamped; 0 unknown). */
+#define VT_PYFRAME_BIT       (1ULL << 63)
+#define VT_PYFRAME_LINE_BITS 24
+#define VT_PYFRAME_LINE_MAX  ((1ULL << VT_PYFRAME_LINE_BITS) - 1)
+#define VT_PYFRAME_IS(ip)    ((VT_PYFRAME_BIT & (uint64_t)(ip)) != 0)
+#define VT_PYFRAME_STRING(ip)                                                                      \
+    ((uint32_t)(((uint64_t)(ip) & ~VT_PYFRAME_BIT) >> VT_PYFRAME_LINE_BITS))
+#define VT_PYFRAME_LINE(ip) ((uint32_t)((uint64_t)(ip)&VT_PYFRAME_LINE_MAX))
+#define VT_PYFRAME_IP(string_id, line)                                                             \
+    (VT_PYFRAME_BIT | ((uint64_t)(string_id) << VT_PYFRAME_LINE_BITS) |                            \
+     ((uint64_t)(line) > VT_PYFRAME_LINE_MAX ? VT_PYFRAME_LINE_MAX : (uint64_t)(line)))
 
 /* The longest a core record's body can be, so the writer can reserve it in one go. OOM is the
  * longest: 7 + VT_CAT_COUNT varints of at most 10 bytes. */

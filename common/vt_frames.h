@@ -3,8 +3,8 @@
  * the CUDA call, not code anyone reading a call-site wrote or can change. Shared by the
  * in-process out-of-memory block (src/oom.c) and the analyzer's views (tools/symbolize.c);
  * Python frames are never collapsed. */
-#ifndef VT_FRAMES_H
-#define VT_FRAMES_H
+#ifndef VT_FRAMES_COMMON_H
+#define VT_FRAMES_COMMON_H
 
 #include <stdbool.h>
 #include <string.h>

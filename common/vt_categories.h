@@ -64,6 +64,42 @@ const char *vt_rule_glob(const vt_rules_t *rules, int index);
 /* vt_glob_match: shell-style glob ('*', '?', '[...]'), ASCII case-insensitive, whole string. */
 bool vt_glob_match(const char *glob, const char *s);
 
+/* ---- the decision (decide.c) ---------------------------------------------------------------- */
+
+/* One frame of a call-site as the rules see it. A Python frame has py set; a native frame names
+ * its function up to three ways (its symbol as the symbol table spells it, demangled, the
+ * function it was inlined into: whichever the side that decides knows; NULL or "": unknown), its
+ * object and its source file. */
+typedef struct vt_rule_frame_s {
+    const char *py; /* "path/file.py:function"; NULL for a native frame */
+    const char *names[3];
+    const char *module; /* basename of the object */
+    const char *file; /* source file as the debug info spells it (rules see it and its basename) */
+} vt_rule_frame_t;
+
+/* An allocation as the rules see it. */
+typedef struct vt_rule_site_s {
+    int forced; /* category of vramtrace_category_push() or a vramtrace:<category> range; -1 */
+    const vt_rule_frame_t *frames; /* innermost first */
+    int n_frames;
+    const char *phase;  /* NVTX range path, "" outside every range */
+    const char *thread; /* thread name, "" when unknown */
+    const char *api;    /* CUDA entry point name */
+} vt_rule_site_t;
+
+/* vt_rule_matches_frame: whether frame rule i (func, module, file or py) matches frame f. */
+bool vt_rule_matches_frame(const vt_rules_t *rules, int i, const vt_rule_frame_t *f);
+
+/* vt_rules_frame_first: the first frame rule before limit that f matches, else limit. */
+int vt_rules_frame_first(const vt_rules_t *rules, const vt_rule_frame_t *f, int limit);
+
+/* vt_rules_decide: the category of site, by the definition: the forced category when there is
+ * one, else the category of the first rule that matches (a frame rule matching any frame, a
+ * phase, thread or api rule its subject), else unknown. The reference: the capture library's
+ * cached decision (src/categorize.c) and the analyzer's (tools/recategorize.c) are tested
+ * against it. */
+int vt_rules_decide(const vt_rules_t *rules, const vt_rule_site_t *site);
+
 /* The built-in rules, printed by `vramtrace rules --defaults`. */
 extern const char vt_default_rules[];
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* The one size grammar of vramtrace, compiled into the capture library (its VRAMTRACE_*
- * variables) and the analyzer (every option that takes a size): src/size.c. It depends on
+ * variables) and the analyzer (every option that takes a size): common/size.c. It depends on
  * nothing but libc's types, so both sides build it as it is. */
 #ifndef VT_SIZE_H
 #define VT_SIZE_H
