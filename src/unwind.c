@@ -249,6 +249,7 @@ void vt_unwind_init(void)
 #define RULE_RBP_OFF(r)  ((intptr_t)(int16_t)(uint16_t)((r) >> 16))
 #define RULE_CFA_OFF(r)  ((intptr_t)(int32_t)(uint32_t)((r) >> 32))
 
+#if VT_FAST_UNWIND /* the cache serves the walk only, which is x86-64's outside TSan */
 static uint64_t rule_pack(vt_cfi_rule_t rule)
 {
     return (uint64_t)rule.kind | (uint64_t)rule.cfa_from_rbp << 2 |
@@ -260,8 +261,8 @@ static uint64_t rule_pack(vt_cfi_rule_t rule)
  * before the rule takes it for a miss. Slots are never reused and each word is written once, so
  * a rule once seen is the address's for good (relaxed loads: the word says it all). Like libunwind's own trace cache, it is not told about modules unloaded
  * and others loaded at the same addresses. 1 MiB of zero pages, touched as rules come. */
-#define RULE_SLOTS  (1u << 16)
-#define RULE_PROBES 8
+#    define RULE_SLOTS  (1u << 16)
+#    define RULE_PROBES 8
 static struct rule_slot_s {
     uintptr_t ra;
     uint64_t rule;
@@ -299,6 +300,7 @@ static void rule_add(uintptr_t ra, uint64_t rule)
             return;
     }
 }
+#endif
 
 /* Captures of this thread the rules answered (tests, benchmarks). */
 uint64_t vt_unwind_fast_count(void)
