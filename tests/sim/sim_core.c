@@ -9,7 +9,7 @@
 #include "sim_internal.h"
 
 pthread_mutex_t sim_lock = PTHREAD_MUTEX_INITIALIZER;
-int sim_initialized;
+_Atomic int sim_initialized;
 int sim_n_devices = 1;
 int sim_driver_version = 13000;
 sim_device_t sim_devices[SIM_MAX_DEVICES];

@@ -110,7 +110,7 @@ typedef struct sim_device_s {
 } sim_device_t;
 
 extern pthread_mutex_t sim_lock;
-extern int sim_initialized;
+extern _Atomic int sim_initialized; /* read unlocked by every entry point */
 extern int sim_n_devices;
 extern int sim_driver_version;
 extern sim_device_t sim_devices[SIM_MAX_DEVICES];
