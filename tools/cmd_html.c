@@ -260,6 +260,8 @@ static void parts_release(page_parts_t *parts)
     free(parts->svg);
     free(parts->postmortem);
     vt_page_release(&parts->data);
+    /* cmd_html's is static: a second run in one process (the fuzzers) must start clean. */
+    memset(parts, 0, sizeof(*parts));
 }
 
 static void categories(FILE *out, const vt_report_t *rep)
