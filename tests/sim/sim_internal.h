@@ -86,7 +86,8 @@ struct sim_ctx_s {
     int device;
     int is_primary;
     unsigned int refcount; /* primary-context retains */
-    int active;            /* retained (primary) or not yet destroyed (created) */
+    _Atomic int
+        active; /* read unlocked by sim_current_device; retained (primary) or not yet destroyed (created) */
     unsigned int flags;
     unsigned long long id; /* cuCtxGetId: unique per context ever made */
     size_t limits[SIM_N_LIMITS];
