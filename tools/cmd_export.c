@@ -33,7 +33,7 @@
 #define MAX_FOLDED_FRAMES 256
 #define FRAME_CAP         512
 
-enum { OPT_FORMAT = 1, OPT_OUTPUT, OPT_ALL_FRAMES };
+enum { OPT_FORMAT = 1, OPT_OUTPUT, OPT_ALL_FRAMES, OPT_STACKS };
 
 static const vt_option_t options[] = {
     {OPT_FORMAT, 0, "--format", "FORMAT", 0,
@@ -45,11 +45,16 @@ static const vt_option_t options[] = {
      "folded: the call-sites live at the device peak, one \"outer;...;leaf BYTES\" line each, "
      "for flame graphs\n"
      "csv: one row per allocation and free: "
-     "time_s,type,device,series,category,address,size_bytes,stack_id\n"
+     "time_s,type,device,series,category,address,size_bytes,stack_id (--stacks writes the "
+     "stacks the stack_id column names)\n"
      "memory-viz: a snapshot pickle for PyTorch's memory viewer (pytorch.org/memory_viz): "
      "every device allocation and free with its frames and category, and what was live at the "
      "end"},
     {OPT_OUTPUT, 'o', "--output", "OUT", 0, "write to OUT instead of stdout ('-': stdout)"},
+    {OPT_STACKS, 0, "--stacks", "FILE", 0,
+     "csv: write the stack table to FILE too: one row per frame of every stack_id the rows "
+     "name, stack_id,depth,function,file,line,module,python, innermost frame first (depth 0), "
+     "every frame kept"},
     {OPT_ALL_FRAMES, 0, "--all-frames", NULL, 0,
      "memory-viz: keep every frame of a call-site: by default the frames of the Python "
      "interpreter, libffi, libc, the loader and vramtrace are left out"},
@@ -59,7 +64,7 @@ static const vt_option_t options[] = {
 static const vt_args_spec_t spec = {
     .name = "export",
     .usage = "usage: vramtrace export FILE --format perfetto|speedscope|folded|csv|memory-viz\n"
-             "                        [-o OUT] [--all-frames]\n",
+             "                        [-o OUT] [--stacks FILE] [--all-frames]\n",
     .about = "Write a trace in another format, to OUT or stdout (-o - or no -o).",
     .tables = {options},
 };
@@ -75,8 +80,12 @@ typedef struct export_s {
     FILE *out;            /* opened once the trace is known to be readable */
     int open_failed;
     uint64_t pid;
-    int n_events;    /* perfetto: events written, for the commas */
-    bool all_frames; /* --all-frames */
+    int n_events;            /* perfetto: events written, for the commas */
+    bool all_frames;         /* --all-frames */
+    const char *stacks_path; /* csv --stacks FILE; NULL: none */
+    uint8_t *stack_named;    /* csv --stacks: bit per stack id a row names */
+    size_t n_stack_named_bytes;
+    int stack_named_oom;
 } export_t;
 
 /* Opens the output on first use, so an unreadable trace leaves no file behind. Returns 0 or -1
@@ -226,6 +235,30 @@ static void perfetto_record(export_t *x, const vt_reader_t *r, const vt_analysis
     }
 }
 
+/* csv --stacks: notes that a row names stack_id, for the stack table written at the end. */
+static void stack_named(export_t *x, const vt_reader_t *r, uint32_t stack_id)
+{
+    /* A stack the trace does not define (a damaged or hostile trace) has no rows: this keeps the
+     * table's memory to the trace's stacks. */
+    if (!x->stacks_path || !stack_id || stack_id >= r->n_stacks)
+        return;
+    size_t byte = stack_id / 8;
+    if (byte >= x->n_stack_named_bytes) {
+        size_t n = x->n_stack_named_bytes ? x->n_stack_named_bytes : 1024;
+        while (n <= byte)
+            n *= 2;
+        uint8_t *bits = realloc(x->stack_named, n);
+        if (!bits) {
+            x->stack_named_oom = 1;
+            return;
+        }
+        memset(bits + x->n_stack_named_bytes, 0, n - x->n_stack_named_bytes);
+        x->stack_named = bits;
+        x->n_stack_named_bytes = n;
+    }
+    x->stack_named[byte] |= (uint8_t)(1u << (stack_id % 8));
+}
+
 /* One row per allocation and free, built in a buffer (rowfmt.h). */
 static void csv_record(export_t *x, const vt_reader_t *r, const vt_event_t *ev,
                        const vt_live_t *old)
@@ -249,6 +282,7 @@ static void csv_record(export_t *x, const vt_reader_t *r, const vt_event_t *ev,
         p = vt_row_u64(p, ev->u.alloc.size_bytes);
         *p++ = ',';
         p = vt_row_u64(p, ev->u.alloc.stack_id);
+        stack_named(x, r, ev->u.alloc.stack_id);
     } else {
         /* A free's device, category, size and stack are those of the allocation it frees;
          * empty when the trace holds no such allocation. */
@@ -267,12 +301,82 @@ static void csv_record(export_t *x, const vt_reader_t *r, const vt_event_t *ev,
             p = vt_row_u64(p, old->size_bytes);
             *p++ = ',';
             p = vt_row_u64(p, old->stack_id);
+            stack_named(x, r, old->stack_id);
         } else {
             *p++ = ',';
         }
     }
     *p++ = '\n';
     vt_row_write(x->out, row, p);
+}
+
+/* A CSV field: as it is, or quoted (RFC 4180) when it holds a comma, a quote or a line break,
+ * as C++ names do ("std::map<int, float>"). */
+static void csv_field(FILE *out, const char *s)
+{
+    if (!s[strcspn(s, ",\"\r\n")]) {
+        fputs(s, out);
+        return;
+    }
+    fputc('"', out);
+    for (; *s; s++) {
+        if (*s == '"')
+            fputc('"', out);
+        fputc(*s, out);
+    }
+    fputc('"', out);
+}
+
+typedef struct stack_rows_s {
+    FILE *out;
+    uint32_t stack_id;
+    unsigned depth;
+} stack_rows_t;
+
+static int stack_row(void *ctx, const vt_frame_t *f)
+{
+    stack_rows_t *s = ctx;
+    fprintf(s->out, "%" PRIu32 ",%u,", s->stack_id, s->depth++);
+    csv_field(s->out, f->function);
+    fputc(',', s->out);
+    csv_field(s->out, f->file);
+    fputc(',', s->out);
+    if (f->line)
+        fprintf(s->out, "%u", f->line);
+    fputc(',', s->out);
+    csv_field(s->out, f->module);
+    fprintf(s->out, ",%d\n", f->python ? 1 : 0);
+    return 0;
+}
+
+/* csv --stacks: the table of every stack the rows named, in stack_id order, each frame of it
+ * (symbolized as the other views do) a row. Returns 0 or -1 (after a message). */
+static int write_stack_table(export_t *x, const vt_reader_t *r)
+{
+    if (x->stack_named_oom)
+        return error("out of memory noting the stacks for '%s'", x->stacks_path);
+    FILE *out = strcmp(x->stacks_path, "-") == 0 ? stdout : fopen(x->stacks_path, "w");
+    if (!out)
+        return error("cannot open '%s': %s", x->stacks_path, strerror(errno));
+    vt_symbolizer_t sym, *symp = NULL;
+    if (x->n_stack_named_bytes && vt_symbolizer_init_trace(&sym, r) == 0)
+        symp = &sym;
+    vt_frames_opts_t o = {.sym = symp, .frame_bytes = FRAME_CAP};
+    fputs("stack_id,depth,function,file,line,module,python\n", out);
+    for (size_t id = 1; id < 8 * x->n_stack_named_bytes; id++) {
+        if (!(x->stack_named[id / 8] & (1u << (id % 8))))
+            continue;
+        stack_rows_t s = {out, (uint32_t)id, 0};
+        vt_frames_walk_parts(&o, r, (uint32_t)id, stack_row, &s);
+    }
+    if (symp)
+        vt_symbolizer_release(symp);
+    if (out == stdout)
+        return 0; /* main checks stdout's writes */
+    int failed = ferror(out);
+    if (fclose(out) != 0 || failed)
+        return error("cannot write '%s': %s", x->stacks_path, strerror(errno ? errno : EIO));
+    return 0;
 }
 
 static int on_record(void *ctx, const vt_reader_t *r, const vt_analysis_t *a, const vt_event_t *ev,
@@ -525,6 +629,8 @@ int cmd_export(int argc, char **argv)
             format = args.value;
         } else if (opt == OPT_OUTPUT) {
             x.out_path = args.value;
+        } else if (opt == OPT_STACKS) {
+            x.stacks_path = args.value;
         } else if (opt == OPT_ALL_FRAMES) {
             x.all_frames = true;
         } else if (path) {
@@ -559,6 +665,14 @@ int cmd_export(int argc, char **argv)
     }
     if (x.out_path && strcmp(x.out_path, "-") == 0)
         x.out_path = NULL;
+    if (x.stacks_path && x.format != FMT_CSV) {
+        error("--stacks is for --format csv: its rows' stack_id names a row of that table");
+        return EXIT_USAGE;
+    }
+    if (x.stacks_path && !x.out_path && strcmp(x.stacks_path, "-") == 0) {
+        error("the rows and --stacks would both go to stdout: give -o or a --stacks file");
+        return EXIT_USAGE;
+    }
 
     int rc;
     if (x.format == FMT_FOLDED || x.format == FMT_SPEEDSCOPE) {
@@ -572,6 +686,8 @@ int cmd_export(int argc, char **argv)
         if (rc >= 0) {
             if (out_open(&x) != 0)
                 rc = 1;
+            else if (x.stacks_path && write_stack_table(&x, &r) != 0)
+                rc = 1;
             vt_analysis_release(&a);
             vt_reader_release(&r);
         }
@@ -579,5 +695,6 @@ int cmd_export(int argc, char **argv)
     }
     if (out_close(&x) != 0)
         rc = 1;
+    free(x.stack_named);
     return rc;
 }
