@@ -21,6 +21,8 @@
 #   trace     bench/trace_size: bytes per allocation or free event of the trace, on a
 #             PyTorch-like and a per-tensor mix of EVENTS events (depth 64).
 #   memory    bench/footprint: the library's arena bytes per live allocation and per stack.
+#   vmm       bench/vmm_unmap: one cuMemUnmap of a 16-chunk segment recorded beside 1 M other
+#             live allocations, against the same unmap with none live.
 #   -b BUILD_DIR     the CMake build directory (default: build)
 #   -r RUNS          runs of each variant (default: 5)
 #   -n PAIRS         pairs per run of bench/capture (default: 100000)
@@ -49,7 +51,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 bin=$build/bench
 lib=$(cd "$build/src" && pwd)/libvramtrace.so
 sim=$(cd "$build/sim" && pwd)
-for f in capture threads unwind_floor trace_size footprint; do
+for f in capture threads unwind_floor trace_size footprint vmm_unmap; do
     [ -x "$bin/$f" ] || { echo "capture.sh: '$bin/$f' not found: build first (cmake --build $build)" >&2; exit 1; }
 done
 tmp=$(mktemp -d)
@@ -201,3 +203,8 @@ for what in "live $nlive" "stacks $nstacks"; do
         printf "| memory | %d %s | – | %d | %s | %s | arena bytes; %d trie nodes added |\n",
             $3, $2 == "live" ? "live allocations" : "distinct stacks", $4, $5, unit, $6 }'
 done
+nother=$((smoke ? 20000 : 1000000))
+out=$(VRAMTRACE_QUIET=1 VRAMTRACE_OUTPUT=$tmp/vmm $bin/vmm_unmap $nother 16 $((smoke ? 3 : 50)))
+rm -f "$tmp"/vmm.*
+echo "$out" | awk '{ printf "| vmm | unmap of %d mappings, %d other allocations live | %s | %s | %s | ns/unmap | best of the rounds; baseline: none live |\n",
+    $3, $2, $4, $5, $5 - $4 }'

@@ -374,38 +374,45 @@ void vt_track_vmm_map(uint64_t va, uint64_t size_bytes, uint64_t handle)
     vt_lock_give();
 }
 
-/* After a successful cuMemUnmap: every mapping inside [va, va+size) is gone. */
+/* One mapping is gone: its handle loses a mapping (and its bytes when nothing else holds it).
+ * vt_lock held; *next, when given, is moved past the handle if the handle is removed. */
+static void vmm_unmap_one(vt_alloc_t *m, vt_api_t api, vt_alloc_t **next)
+{
+    vt_alloc_t *h = vt_table_find(VT_SPACE_VMM_HANDLE, m->vmm_handle);
+    if (h && h->n_mappings > 0) {
+        h->n_mappings--;
+        if (next && h == *next)
+            *next = vt_table_next(h);
+        vmm_maybe_release(h, api);
+    }
+    vt_table_remove(m);
+}
+
+/* After a successful cuMemUnmap: every mapping inside [va, va+size) is gone. cuda.h requires
+ * the range to be the whole address range that was mapped, so it is made of mappings that
+ * follow one another: each is found by its address, one lookup per mapping, without walking
+ * the live table (PyTorch's expandable segments unmap chunk by chunk, others a segment of many
+ * chunks at once). Mappings never overlap. Only a range with a hole, which the driver does not
+ * document, falls back to a walk of the whole table. */
 void vt_track_vmm_unmap(uint64_t va, uint64_t size_bytes, vt_api_t api)
 {
     vt_lock_take();
-    /* The usual unmap is of exactly one mapping (PyTorch's expandable segments unmap chunk by
-     * chunk): found by its address, without walking the table. Mappings never overlap, so it
-     * is all that [va, va + size) held. */
-    vt_alloc_t *m = vt_table_find(VT_SPACE_VMM_MAP, va);
-    if (m && m->size_bytes == size_bytes) {
-        vt_alloc_t *h = vt_table_find(VT_SPACE_VMM_HANDLE, m->vmm_handle);
-        if (h && h->n_mappings > 0) {
-            h->n_mappings--;
-            vmm_maybe_release(h, api);
-        }
-        vt_table_remove(m);
-        vt_lock_give();
-        return;
+    uint64_t done_bytes = 0;
+    while (done_bytes < size_bytes) {
+        vt_alloc_t *m = vt_table_find(VT_SPACE_VMM_MAP, va + done_bytes);
+        if (!m || m->size_bytes == 0 || m->size_bytes > size_bytes - done_bytes)
+            break;
+        done_bytes += m->size_bytes;
+        vmm_unmap_one(m, api, NULL);
     }
-    vt_alloc_t *a = vt_table_first();
-    while (a) {
-        vt_alloc_t *next = vt_table_next(a);
-        if (a->space == VT_SPACE_VMM_MAP && a->key >= va && a->key - va < size_bytes) {
-            vt_alloc_t *h = vt_table_find(VT_SPACE_VMM_HANDLE, a->vmm_handle);
-            if (h && h->n_mappings > 0) {
-                h->n_mappings--;
-                if (h == next)
-                    next = vt_table_next(h);
-                vmm_maybe_release(h, api);
-            }
-            vt_table_remove(a);
+    if (done_bytes < size_bytes) {
+        vt_alloc_t *a = vt_table_first();
+        while (a) {
+            vt_alloc_t *next = vt_table_next(a);
+            if (a->space == VT_SPACE_VMM_MAP && a->key >= va && a->key - va < size_bytes)
+                vmm_unmap_one(a, api, &next);
+            a = next;
         }
-        a = next;
     }
     vt_lock_give();
 }

@@ -453,6 +453,19 @@ static void test_vmm(void)
     CHECK_TOTALS("all released", 2, 2, 0, 0, 0);
     VT_CHECK_EQ("empty", vt_table_count(), 0);
 
+    /* A range with a hole between its mappings (not a documented use of cuMemUnmap): both
+     * mappings still go, found by the walk rather than address by address. */
+    vt_track_reset();
+    vt_track_vmm_create(0x77, MIB, VT_SERIES_DEVICE, 0, VT_API_cuMemCreate);
+    vt_track_vmm_create(0x88, MIB, VT_SERIES_DEVICE, 0, VT_API_cuMemCreate);
+    vt_track_vmm_map(VA, MIB, 0x77);
+    vt_track_vmm_map(VA + 2 * MIB, MIB, 0x88);
+    release_ok(0x77);
+    release_ok(0x88);
+    vt_track_vmm_unmap(VA, 3 * MIB, VT_API_cuMemUnmap);
+    CHECK_SERIES("holed range unmapped", VT_SERIES_DEVICE, 0, 0, 2 * MIB, 2, 2);
+    VT_CHECK_EQ("holed range: empty", vt_table_count(), 0);
+
     /* A release takes its reference when the real release has returned; a failed one takes
      * none... */
     vt_track_reset();
