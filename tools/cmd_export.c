@@ -1,13 +1,14 @@
 /* SPDX-License-Identifier: MIT */
-/* `vramtrace export FILE --format perfetto|speedscope|folded|csv [-o OUT]`: a trace in a format
- * other
- * tools read. perfetto: Chrome trace-event JSON (ui.perfetto.dev, chrome://tracing) with one
- * counter track per device, one series per category, and the phases as slices per thread.
+/* `vramtrace export FILE --format perfetto|speedscope|folded|csv|memory-viz [-o OUT]`: a trace in
+ * a format other tools read. perfetto: Chrome trace-event JSON (ui.perfetto.dev,
+ * chrome://tracing; perfetto.c): per device a total and a by-category counter, the phases as
+ * slices per thread, the largest call-sites' allocations as slices with their frames, within a
+ * size budget.
  * folded: the call-sites live at the device peak as "outer;...;leaf BYTES" lines
  * (flamegraph.pl, speedscope); speedscope: the same call-sites as a speedscope "sampled" profile
  * weighted in bytes (www.speedscope.app opens it; one frame per function, with its file and
- * line). csv: one row per ALLOC
- * and FREE. perfetto and csv stream the trace; folded and speedscope replay it to the peak as
+ * line). csv: one row per ALLOC and FREE, and with --stacks the stack table they name.
+ * perfetto reads the trace twice, csv streams it; folded and speedscope replay it to the peak as
  * `report` does: memory is bounded by the live set.
  * Exit statuses: 0 ok, 1 unreadable or damaged trace (what came before the damage is still
  * written) or an output error, 2 usage. */
@@ -26,20 +27,23 @@
 #include "rowfmt.h"
 #include "load.h"
 #include "memviz.h"
+#include "perfetto.h"
 #include "symbolize.h"
 #include "args.h"
 #include "util.h"
+#include "vt_size.h"
 
 #define MAX_FOLDED_FRAMES 256
 #define FRAME_CAP         512
 
-enum { OPT_FORMAT = 1, OPT_OUTPUT, OPT_ALL_FRAMES, OPT_STACKS };
+enum { OPT_FORMAT = 1, OPT_OUTPUT, OPT_ALL_FRAMES, OPT_STACKS, OPT_MAX_SIZE };
 
 static const vt_option_t options[] = {
     {OPT_FORMAT, 0, "--format", "FORMAT", 0,
      "the format written:\n"
-     "perfetto: Chrome trace-event JSON for ui.perfetto.dev: device memory counters by "
-     "category, phases as slices\n"
+     "perfetto: Chrome trace-event JSON for ui.perfetto.dev: per device its total memory and "
+     "its memory by category as counters, phases as slices, and the allocations of the "
+     "largest call-sites at the peak as slices carrying their frames (see --max-size)\n"
      "speedscope: the call-sites live at the device peak as a speedscope profile weighted in "
      "bytes (speedscope.app)\n"
      "folded: the call-sites live at the device peak, one \"outer;...;leaf BYTES\" line each, "
@@ -51,6 +55,11 @@ static const vt_option_t options[] = {
      "every device allocation and free with its frames and category, and what was live at the "
      "end"},
     {OPT_OUTPUT, 'o', "--output", "OUT", 0, "write to OUT instead of stdout ('-': stdout)"},
+    {OPT_MAX_SIZE, 0, "--max-size", "SIZE", 0,
+     "perfetto: keep the output near SIZE (default 100MB, what ui.perfetto.dev opens well; 0: "
+     "no limit, every change): past it the counters keep each column of time's highest and "
+     "last moment, the allocation slices are sampled (those live at the peak kept) and the "
+     "phases past a fifth of SIZE are left out. " VT_ARGS_SIZE_HELP},
     {OPT_STACKS, 0, "--stacks", "FILE", 0,
      "csv: write the stack table to FILE too: one row per frame of every stack_id the rows "
      "name, stack_id,depth,function,file,line,module,python, innermost frame first (depth 0), "
@@ -64,7 +73,7 @@ static const vt_option_t options[] = {
 static const vt_args_spec_t spec = {
     .name = "export",
     .usage = "usage: vramtrace export FILE --format perfetto|speedscope|folded|csv|memory-viz\n"
-             "                        [-o OUT] [--stacks FILE] [--all-frames]\n",
+             "                        [-o OUT] [--max-size SIZE] [--stacks FILE] [--all-frames]\n",
     .about = "Write a trace in another format, to OUT or stdout (-o - or no -o).",
     .tables = {options},
 };
@@ -79,8 +88,7 @@ typedef struct export_s {
     const char *out_path; /* NULL: stdout */
     FILE *out;            /* opened once the trace is known to be readable */
     int open_failed;
-    uint64_t pid;
-    int n_events;            /* perfetto: events written, for the commas */
+    uint64_t max_bytes;      /* perfetto --max-size; 0: no limit */
     bool all_frames;         /* --all-frames */
     const char *stacks_path; /* csv --stacks FILE; NULL: none */
     uint8_t *stack_named;    /* csv --stacks: bit per stack id a row names */
@@ -102,9 +110,7 @@ static int out_open(export_t *x)
         x->open_failed = 1;
         return error("cannot open '%s': %s", x->out_path, strerror(errno));
     }
-    if (x->format == FMT_PERFETTO)
-        fputs("{\"traceEvents\":[", x->out);
-    else if (x->format == FMT_CSV)
+    if (x->format == FMT_CSV)
         fputs("time_s,type,device,series,category,address,size_bytes,stack_id\n", x->out);
     return 0;
 }
@@ -114,8 +120,6 @@ static int out_close(export_t *x)
 {
     if (!x->out)
         return 0;
-    if (x->format == FMT_PERFETTO)
-        fputs("\n],\"displayTimeUnit\":\"ns\"}\n", x->out);
     if (x->out == stdout)
         return 0; /* main checks stdout's writes */
     int failed = ferror(x->out);
@@ -128,111 +132,6 @@ static int out_close(export_t *x)
 static void json_string(FILE *out, const char *s)
 {
     vt_json_put_string(out, s, 0);
-}
-
-/* The start of one trace event: the comma, name, phase, timestamp (microseconds from t0, to
- * the nanosecond) and pid; the caller adds the rest and the closing brace. */
-static void event_begin(export_t *x, const vt_reader_t *r, const char *name, const char *ph,
-                        uint64_t t_ns)
-{
-    uint64_t ns = t_ns > r->t0_ns ? t_ns - r->t0_ns : 0;
-    fputs(x->n_events++ ? ",\n" : "\n", x->out);
-    fputs("{\"name\":", x->out);
-    json_string(x->out, name);
-    fprintf(x->out, ",\"ph\":\"%s\",\"ts\":%" PRIu64 ".%03" PRIu64 ",\"pid\":%" PRIu64, ph,
-            ns / 1000, ns % 1000, x->pid);
-}
-
-/* The OS thread id of a trace thread (its THREAD record), or the trace's number for it. */
-static uint64_t tid_of(const vt_reader_t *r, uint64_t thread)
-{
-    for (uint32_t i = 1; i < r->n_threads; i++)
-        if (r->threads[i].thread == thread)
-            return r->threads[i].os_tid ? r->threads[i].os_tid : thread;
-    return thread;
-}
-
-/* The counter event of a device's memory by category, as event_begin and the args would write
- * it, but built in a buffer (rowfmt.h): there is one per allocation and free. */
-static void perfetto_counter(export_t *x, const vt_reader_t *r, const vt_device_stats_t *d,
-                             uint64_t t_ns)
-{
-    char row[192 + VT_CAT_COUNT * (32 + VT_ROW_U64_MAX)], *p = row;
-    uint64_t ns = t_ns > r->t0_ns ? t_ns - r->t0_ns : 0;
-    p = vt_row_str(p, x->n_events++ ? ",\n{\"name\":\"device " : "\n{\"name\":\"device ");
-    p = vt_row_u64(p, d->device);
-    p = vt_row_str(p, "\",\"ph\":\"C\",\"ts\":");
-    p = vt_row_u64(p, ns / 1000);
-    *p++ = '.';
-    p = vt_row_u64_width(p, ns % 1000, 3);
-    p = vt_row_str(p, ",\"pid\":");
-    p = vt_row_u64(p, x->pid);
-    p = vt_row_str(p, ",\"args\":{");
-    for (int c = 0; c < VT_CAT_COUNT; c++) {
-        if (c)
-            *p++ = ',';
-        *p++ = '"';
-        p = vt_row_str(p, vt_category_names[c]); /* plain words: nothing to escape */
-        p = vt_row_str(p, "\":");
-        p = vt_row_u64(p, d->live_by_category[c]);
-    }
-    p = vt_row_str(p, "}}");
-    vt_row_write(x->out, row, p);
-}
-
-static void perfetto_record(export_t *x, const vt_reader_t *r, const vt_analysis_t *a,
-                            const vt_event_t *ev, const uint32_t *changed, int n_changed)
-{
-    char name[FRAME_CAP];
-    FILE *out = x->out;
-    switch (ev->type) {
-    case VT_REC_PROCESS: {
-        char buf[32];
-        if (vt_reader_process(r, "pid", buf, sizeof(buf)))
-            x->pid = strtoull(buf, NULL, 10);
-        if (!vt_reader_process(r, "exe", name, sizeof(name)))
-            snprintf(name, sizeof(name), "process");
-        event_begin(x, r, "process_name", "M", r->t0_ns);
-        fputs(",\"args\":{\"name\":", out);
-        json_string(out, name);
-        fputs("}}", out);
-        break;
-    }
-    case VT_REC_THREAD:
-        vt_reader_cstring(r, ev->u.thread.name_string_id, name, sizeof(name));
-        event_begin(x, r, "thread_name", "M", r->t0_ns);
-        fprintf(out, ",\"tid\":%" PRIu64 ",\"args\":{\"name\":",
-                ev->u.thread.os_tid ? ev->u.thread.os_tid : ev->u.thread.thread);
-        json_string(out, name);
-        fputs("}}", out);
-        break;
-    case VT_REC_PHASE_PUSH:
-    case VT_REC_PHASE_POP:
-    case VT_REC_MARK:
-        vt_reader_cstring(r, ev->u.phase.string_id, name, sizeof(name));
-        event_begin(x, r, name,
-                    ev->type == VT_REC_PHASE_PUSH  ? "B"
-                    : ev->type == VT_REC_PHASE_POP ? "E"
-                                                   : "i",
-                    ev->t_ns);
-        fprintf(out, ",\"tid\":%" PRIu64 "%s}", tid_of(r, ev->u.phase.thread),
-                ev->type == VT_REC_MARK ? ",\"s\":\"t\"" : "");
-        break;
-    case VT_REC_OOM:
-        event_begin(x, r, "out of memory", "i", ev->t_ns);
-        fprintf(out,
-                ",\"tid\":%" PRIu64 ",\"s\":\"p\",\"args\":{\"device\":%" PRIu32
-                ",\"requested_bytes\":%" PRIu64 "}}",
-                tid_of(r, ev->u.oom.thread), ev->u.oom.device, ev->u.oom.requested_bytes);
-        break;
-    default:
-        break;
-    }
-    for (int k = 0; k < n_changed; k++) {
-        const vt_device_stats_t *d = vt_stream_device(a, changed[k]);
-        if (d)
-            perfetto_counter(x, r, d, ev->t_ns);
-    }
 }
 
 /* csv --stacks: notes that a row names stack_id, for the stack table written at the end. */
@@ -382,13 +281,11 @@ static int write_stack_table(export_t *x, const vt_reader_t *r)
 static int on_record(void *ctx, const vt_reader_t *r, const vt_analysis_t *a, const vt_event_t *ev,
                      const vt_live_t *old, const uint32_t *changed, int n_changed)
 {
+    (void)a, (void)changed, (void)n_changed;
     export_t *x = ctx;
     if (out_open(x) != 0)
         return -1;
-    if (x->format == FMT_PERFETTO)
-        perfetto_record(x, r, a, ev, changed, n_changed);
-    else
-        csv_record(x, r, ev, old);
+    csv_record(x, r, ev, old);
     return 0;
 }
 
@@ -590,6 +487,12 @@ static int export_folded(export_t *x, const char *path)
     return rc ? 1 : 0;
 }
 
+static FILE *perfetto_open(void *ctx)
+{
+    export_t *x = ctx;
+    return out_open(x) == 0 ? x->out : NULL;
+}
+
 /* memory-viz: the snapshot pickle (memviz.c), after a first pass for the live set at the end. */
 static int export_memviz(export_t *x, const char *path)
 {
@@ -617,6 +520,8 @@ int cmd_export(int argc, char **argv)
     const char *path = NULL, *format = NULL;
     export_t x;
     memset(&x, 0, sizeof(x));
+    x.max_bytes = VT_PERFETTO_DEFAULT_MAX_BYTES;
+    bool max_size_given = false;
     vt_args_t args;
     vt_args_init(&args, &spec, argc, argv);
     for (int opt; (opt = vt_args_next(&args)) != VT_ARG_DONE;) {
@@ -629,6 +534,14 @@ int cmd_export(int argc, char **argv)
             format = args.value;
         } else if (opt == OPT_OUTPUT) {
             x.out_path = args.value;
+        } else if (opt == OPT_MAX_SIZE) {
+            if (vt_size_parse(args.value, &x.max_bytes) != 0) {
+                error("bad size '%s' for '--max-size': expected bytes like 100MB or 0 (no "
+                      "limit)",
+                      args.value);
+                return EXIT_USAGE;
+            }
+            max_size_given = true;
         } else if (opt == OPT_STACKS) {
             x.stacks_path = args.value;
         } else if (opt == OPT_ALL_FRAMES) {
@@ -665,6 +578,10 @@ int cmd_export(int argc, char **argv)
     }
     if (x.out_path && strcmp(x.out_path, "-") == 0)
         x.out_path = NULL;
+    if (max_size_given && x.format != FMT_PERFETTO) {
+        error("--max-size is for --format perfetto");
+        return EXIT_USAGE;
+    }
     if (x.stacks_path && x.format != FMT_CSV) {
         error("--stacks is for --format csv: its rows' stack_id names a row of that table");
         return EXIT_USAGE;
@@ -675,7 +592,9 @@ int cmd_export(int argc, char **argv)
     }
 
     int rc;
-    if (x.format == FMT_FOLDED || x.format == FMT_SPEEDSCOPE) {
+    if (x.format == FMT_PERFETTO) {
+        rc = vt_perfetto_export(path, x.max_bytes, perfetto_open, &x) == 0 ? 0 : 1;
+    } else if (x.format == FMT_FOLDED || x.format == FMT_SPEEDSCOPE) {
         rc = export_folded(&x, path);
     } else if (x.format == FMT_MEMVIZ) {
         rc = export_memviz(&x, path);

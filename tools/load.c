@@ -33,9 +33,10 @@ int vt_trace_peak_sites(const char *path, const vt_analysis_t *a, const vt_devic
 }
 
 static int stream(const char *path, vt_reader_t *r, vt_analysis_t *a, vt_stream_fn fn, void *ctx,
-                  bool quiet)
+                  bool quiet, bool keep_peaks)
 {
     memset(a, 0, sizeof(*a));
+    a->keep_peaks = keep_peaks;
     if (vt_reader_open(r, path) != 0) {
         if (!quiet)
             error("%s", r->err);
@@ -78,13 +79,19 @@ static int stream(const char *path, vt_reader_t *r, vt_analysis_t *a, vt_stream_
 
 int vt_trace_stream(const char *path, vt_reader_t *r, vt_analysis_t *a, vt_stream_fn fn, void *ctx)
 {
-    return stream(path, r, a, fn, ctx, false);
+    return stream(path, r, a, fn, ctx, false, false);
+}
+
+int vt_trace_stream_keeping_peaks(const char *path, vt_reader_t *r, vt_analysis_t *a,
+                                  vt_stream_fn fn, void *ctx)
+{
+    return stream(path, r, a, fn, ctx, false, true);
 }
 
 int vt_trace_stream_quiet(const char *path, vt_reader_t *r, vt_analysis_t *a, vt_stream_fn fn,
                           void *ctx)
 {
-    return stream(path, r, a, fn, ctx, true);
+    return stream(path, r, a, fn, ctx, true, false);
 }
 
 void vt_trace_warn(const char *path, const vt_reader_t *r, const vt_analysis_t *a)

@@ -40,6 +40,10 @@ typedef int (*vt_stream_fn)(void *ctx, const vt_reader_t *r, const vt_analysis_t
  * caller releases r and a. */
 int vt_trace_stream(const char *path, vt_reader_t *r, vt_analysis_t *a, vt_stream_fn fn, void *ctx);
 
+/* vt_trace_stream keeping what vt_trace_peak_sites needs, as vt_trace_load_keeping_peaks does. */
+int vt_trace_stream_keeping_peaks(const char *path, vt_reader_t *r, vt_analysis_t *a,
+                                  vt_stream_fn fn, void *ctx);
+
 /* vt_trace_stream without a word on stderr (another pass said the trace's problems). */
 int vt_trace_stream_quiet(const char *path, vt_reader_t *r, vt_analysis_t *a, vt_stream_fn fn,
                           void *ctx);

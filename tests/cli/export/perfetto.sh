@@ -1,6 +1,7 @@
-# --format perfetto: Chrome trace-event JSON with a counter track per device (one series per
-# category) at each change, phases as B/E slices on their thread, marks and OOMs as instants;
-# timestamps in microseconds from t0. Valid JSON when python3 is there to say so.
+# --format perfetto: Chrome trace-event JSON: per device a total counter and a by-category one
+# (one series per category) at each change, phases as B/E slices on their thread, marks and OOMs
+# as instants, the allocations of the largest call-sites at the peak as b/e slices with their
+# frames; timestamps in microseconds from t0. Valid JSON when python3 is there to say so.
 vt-mktrace t.vtr "$(dirname "$0")/../report/train.trace" || exit
 vramtrace export t.vtr --format perfetto
 echo "exit $?"

@@ -1,0 +1,698 @@
+/* SPDX-License-Identifier: MIT */
+/* `export --format perfetto` (perfetto.h): a first pass counts what a full export would write
+ * and finds the largest call-sites at the peak; the second writes, within the budget. Memory is
+ * bounded by the live set, the threads and the stacks, never by the number of events. */
+#include "perfetto.h"
+
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <uthash.h>
+
+#include "frames.h"
+#include "json.h"
+#include "load.h"
+#include "rowfmt.h"
+#include "symbolize.h"
+#include "util.h"
+
+/* What one event costs at most, for the budget: the widest numbers a trace gives (measured on
+ * 20 M events: a counter sample writes about 300 bytes, its two events together). */
+#define COUNTER_SAMPLE_BYTES 360u /* the total and the categories at one moment */
+#define PHASE_EVENT_BYTES    160u /* a B, E or instant, with a name of usual length */
+#define SLICE_FIXED_BYTES    330u /* an allocation's b and e events without its name and frames */
+#define META_BYTES           4096u
+#define THREAD_BYTES         200u
+#define SLICE_FRAMES         32 /* frames a slice carries */
+
+typedef struct pf_site_s {
+    uint32_t stack_id;
+    char *name;   /* the slices' name as a JSON string, quotes included */
+    char *frames; /* ,"frames":[...] */
+    size_t name_len, frames_len;
+    uint64_t n_allocs; /* on the peak device, from the first pass */
+    uint64_t stride;   /* every stride-th allocation is a slice */
+    uint64_t cap;      /* at most this many kept by stride, and as many more live at the peak */
+    uint64_t seen, kept, kept_at_peak;
+} pf_site_t;
+
+/* An allocation of a chosen call-site, live: its slice is written when it is freed. */
+typedef struct pf_live_s {
+    uint64_t key[2]; /* handle flag, address */
+    uint64_t t_ns, size_bytes;
+    uint32_t stack_id;
+    uint8_t site, category;
+    bool keep;
+    UT_hash_handle hh;
+} pf_live_t;
+
+typedef struct pf_sample_s {
+    uint64_t t_ns, total, cat[VT_CAT_COUNT];
+} pf_sample_t;
+
+/* A device's counter samples, one column of time at a time. */
+typedef struct pf_device_s {
+    uint32_t device;
+    uint64_t col; /* the column being filled; UINT64_MAX: none */
+    pf_sample_t max, last;
+} pf_device_t;
+
+/* A thread's phases open in the output and left out, so each E matches a B written. */
+typedef struct pf_thread_s {
+    uint64_t thread, open_written, open_dropped;
+} pf_thread_t;
+
+typedef struct pf_s {
+    const char *path;
+    FILE *out;
+    uint64_t pid, n_written;
+    /* the first pass */
+    uint64_t n_changes, n_phase_events, last_t_ns;
+    uint64_t *allocs_by_stack; /* device allocations on the peak device per stack id */
+    size_t n_allocs_by_stack;
+    uint32_t peak_device;
+    uint64_t peak_record; /* 0: none */
+    /* the plan */
+    uint64_t col_ns;      /* 0: every change */
+    uint64_t phase_limit; /* phase, mark and OOM events written at most */
+    uint64_t n_phases_written, n_phases_dropped;
+    pf_site_t sites[VT_PERFETTO_SITES];
+    int n_sites;
+    /* the second pass */
+    pf_device_t *devices;
+    size_t n_devices, cap_devices;
+    pf_thread_t *threads;
+    size_t n_threads, cap_threads;
+    pf_live_t *live;
+    uint64_t slice_id;
+    bool oom;
+} pf_t;
+
+static void *grow(void *items, size_t *cap, size_t need, size_t size)
+{
+    if (need <= *cap)
+        return items;
+    size_t cap2 = *cap ? 2 * *cap : 16;
+    while (cap2 < need)
+        cap2 *= 2;
+    void *p = realloc(items, cap2 * size);
+    if (p)
+        *cap = cap2;
+    return p;
+}
+
+/* ---- the first pass ---- */
+
+static int plan_record(void *ctx, const vt_reader_t *r, const vt_analysis_t *a,
+                       const vt_event_t *ev, const vt_live_t *old, const uint32_t *changed,
+                       int n_changed)
+{
+    (void)a, (void)old, (void)changed;
+    pf_t *p = ctx;
+    if (vt_stream_is_event(ev))
+        p->last_t_ns = ev->t_ns;
+    p->n_changes += (uint64_t)n_changed;
+    if (ev->type == VT_REC_PHASE_PUSH || ev->type == VT_REC_PHASE_POP || ev->type == VT_REC_MARK ||
+        ev->type == VT_REC_OOM)
+        p->n_phase_events++;
+    if (ev->type == VT_REC_ALLOC && ev->u.alloc.series == VT_TRACE_SERIES_DEVICE &&
+        ev->u.alloc.stack_id < r->n_stacks) {
+        /* Every device's, as the peak device is not known yet: stacks are few. */
+        size_t id = ev->u.alloc.stack_id;
+        if (id >= p->n_allocs_by_stack) {
+            size_t n = p->n_allocs_by_stack;
+            uint64_t *c = grow(p->allocs_by_stack, &p->n_allocs_by_stack, id + 1, sizeof(*c));
+            if (!c) {
+                p->oom = true;
+                return 0;
+            }
+            memset(c + n, 0, (p->n_allocs_by_stack - n) * sizeof(*c));
+            p->allocs_by_stack = c;
+        }
+        p->allocs_by_stack[id]++;
+    }
+    return 0;
+}
+
+/* A string as JSON into a malloc'd buffer (*len bytes), through the one escaper. */
+static char *json_text(const char *prefix, const char *s, size_t *len)
+{
+    char *buf = NULL;
+    FILE *mem = open_memstream(&buf, len);
+    if (!mem)
+        return NULL;
+    fputs(prefix, mem);
+    vt_json_put_string(mem, s, 0);
+    if (fclose(mem) != 0) {
+        free(buf);
+        return NULL;
+    }
+    return buf;
+}
+
+typedef struct site_frames_s {
+    FILE *mem;
+    int n;
+    bool named;                /* leaf is a frame with a function's name */
+    char leaf[VT_FRAME_BYTES]; /* what the slices are called by */
+} site_frames_t;
+
+/* The site is called by its innermost frame with a name: a library without symbols (the
+ * allocator's frames, often) says less than the code that called it. */
+static int site_frame(void *ctx, const vt_frame_t *f)
+{
+    site_frames_t *s = ctx;
+    bool named = f->python || (f->function[0] && strncmp(f->function, "0x", 2) != 0);
+    if (!s->n || (named && !s->named)) {
+        snprintf(s->leaf, sizeof(s->leaf), "%s", f->text);
+        s->named = named;
+    }
+    fputs(s->n++ ? "," : "", s->mem);
+    vt_json_put_string(s->mem, f->text, 0);
+    return 0;
+}
+
+/* The chosen call-site rank (from 0): its slices' name, "site 1: LEAF", and frames. */
+static int site_describe(pf_site_t *site, int rank, const vt_frames_opts_t *o, const vt_reader_t *r)
+{
+    site_frames_t s = {NULL, 0, false, "[no call-site]"};
+    s.mem = open_memstream(&site->frames, &site->frames_len);
+    if (!s.mem)
+        return -1;
+    fputs(",\"frames\":[", s.mem);
+    vt_frames_walk_parts(o, r, site->stack_id, site_frame, &s);
+    fputc(']', s.mem);
+    if (fclose(s.mem) != 0)
+        return -1;
+    char name[VT_FRAME_BYTES + 32];
+    snprintf(name, sizeof(name), "site %d: %s", rank + 1, s.leaf);
+    site->name = json_text("", name, &site->name_len);
+    return site->name ? 0 : -1;
+}
+
+/* The largest call-sites at the peak, by distinct stack, with their frames. */
+static int choose_sites(pf_t *p, const vt_reader_t *r, const vt_analysis_t *a)
+{
+    const vt_device_stats_t *peak = vt_analysis_peak(a);
+    if (!peak)
+        return 0;
+    p->peak_device = peak->device;
+    p->peak_record = peak->peak_record == UINT64_MAX ? 0 : peak->peak_record;
+    vt_site_t *sites = NULL;
+    size_t n_sites = 0;
+    if (vt_trace_peak_sites(p->path, a, peak, &sites, &n_sites) != 0)
+        return -1;
+    vt_symbolizer_t sym, *symp = NULL;
+    if (n_sites && vt_symbolizer_init_trace(&sym, r) == 0)
+        symp = &sym;
+    vt_frames_opts_t o = {.sym = symp, .max_frames = SLICE_FRAMES, .shown = true};
+    int rc = 0;
+    for (size_t i = 0; i < n_sites && p->n_sites < VT_PERFETTO_SITES && rc == 0; i++) {
+        bool seen = false;
+        for (int k = 0; k < p->n_sites; k++)
+            seen |= p->sites[k].stack_id == sites[i].stack_id;
+        if (seen || !sites[i].stack_id)
+            continue;
+        pf_site_t *s = &p->sites[p->n_sites];
+        memset(s, 0, sizeof(*s));
+        s->stack_id = sites[i].stack_id;
+        s->n_allocs = s->stack_id < p->n_allocs_by_stack ? p->allocs_by_stack[s->stack_id] : 0;
+        rc = site_describe(s, p->n_sites, &o, r);
+        p->n_sites++;
+    }
+    if (symp)
+        vt_symbolizer_release(symp);
+    free(sites);
+    return rc;
+}
+
+/* The budget shared out: the phases first (they are few and the user named them), then the
+ * slices, then the counters, which take columns of time when every change does not fit. */
+static void plan_budget(pf_t *p, const vt_reader_t *r, const vt_analysis_t *a, uint64_t max_bytes)
+{
+    p->phase_limit = UINT64_MAX;
+    for (int i = 0; i < p->n_sites; i++) {
+        p->sites[i].stride = 1;
+        p->sites[i].cap = UINT64_MAX;
+    }
+    if (!max_bytes)
+        return;
+    uint64_t fixed = META_BYTES + (uint64_t)r->n_threads * THREAD_BYTES;
+    uint64_t left = max_bytes > fixed ? max_bytes - fixed : 0;
+
+    uint64_t phase_share = vt_sat_mul(p->n_phase_events, PHASE_EVENT_BYTES);
+    if (phase_share > left / 5) {
+        phase_share = left / 5;
+        p->phase_limit = phase_share / PHASE_EVENT_BYTES;
+    }
+    left -= phase_share;
+
+    uint64_t slice_share = left * 3 / 10, slices_bytes = 0;
+    for (int i = 0; i < p->n_sites; i++) {
+        pf_site_t *s = &p->sites[i];
+        slices_bytes =
+            vt_sat_add(slices_bytes, vt_sat_mul(s->n_allocs, SLICE_FIXED_BYTES + 2 * s->name_len +
+                                                                 s->frames_len));
+    }
+    if (slices_bytes > slice_share) {
+        for (int i = 0; i < p->n_sites; i++) {
+            pf_site_t *s = &p->sites[i];
+            uint64_t each = SLICE_FIXED_BYTES + 2 * s->name_len + s->frames_len;
+            /* half by stride, half for those live at the peak */
+            s->cap = slice_share / (uint64_t)p->n_sites / each / 2;
+            if (!s->cap)
+                s->cap = 1;
+            s->stride = s->n_allocs / s->cap + 1;
+        }
+    } else {
+        slice_share = slices_bytes;
+    }
+    left -= slice_share;
+
+    uint64_t n_devices = a->n_devices ? a->n_devices : 1;
+    if (vt_sat_mul(p->n_changes, COUNTER_SAMPLE_BYTES) <= left)
+        return;
+    uint64_t n_cols = left / (2 * COUNTER_SAMPLE_BYTES * n_devices);
+    if (!n_cols)
+        n_cols = 1;
+    uint64_t span = p->last_t_ns > r->t0_ns ? p->last_t_ns - r->t0_ns : 0;
+    p->col_ns = span / n_cols + 1;
+}
+
+/* ---- the second pass ---- */
+
+/* The start of one trace event: the comma, name (JSON, quoted), phase, timestamp
+ * (microseconds from t0, to the nanosecond) and pid; the caller adds the rest and the brace. */
+static void event_begin(pf_t *p, const vt_reader_t *r, const char *name, size_t name_len,
+                        const char *ph, uint64_t t_ns)
+{
+    char row[128 + 3 * VT_ROW_U64_MAX], *q = row;
+    uint64_t ns = t_ns > r->t0_ns ? t_ns - r->t0_ns : 0;
+    q = vt_row_str(q, p->n_written++ ? ",\n{\"name\":" : "\n{\"name\":");
+    fwrite(row, 1, (size_t)(q - row), p->out);
+    fwrite(name, 1, name_len, p->out);
+    q = row;
+    q = vt_row_str(q, ",\"ph\":\"");
+    q = vt_row_str(q, ph);
+    q = vt_row_str(q, "\",\"ts\":");
+    q = vt_row_u64(q, ns / 1000);
+    *q++ = '.';
+    q = vt_row_u64_width(q, ns % 1000, 3);
+    q = vt_row_str(q, ",\"pid\":");
+    q = vt_row_u64(q, p->pid);
+    vt_row_write(p->out, row, q);
+}
+
+/* event_begin with a plain name, escaped here. */
+static void event_named(pf_t *p, const vt_reader_t *r, const char *name, const char *ph,
+                        uint64_t t_ns)
+{
+    size_t len;
+    char *json = json_text("", name, &len);
+    if (!json) {
+        event_begin(p, r, "\"\"", 2, ph, t_ns);
+        p->oom = true;
+        return;
+    }
+    event_begin(p, r, json, len, ph, t_ns);
+    free(json);
+}
+
+/* One moment of a device's memory: its total, then its categories (one series each). */
+static void counter_sample(pf_t *p, const vt_reader_t *r, uint32_t device, const pf_sample_t *s)
+{
+    char row[192 + VT_CAT_COUNT * (32 + VT_ROW_U64_MAX)], *q = row;
+    uint64_t ns = s->t_ns > r->t0_ns ? s->t_ns - r->t0_ns : 0;
+    for (int part = 0; part < 2; part++) {
+        q = row;
+        q = vt_row_str(q, p->n_written++ ? ",\n{\"name\":\"device " : "\n{\"name\":\"device ");
+        q = vt_row_u64(q, device);
+        q = vt_row_str(q, part ? "\",\"ph\":\"C\",\"ts\":" : " total\",\"ph\":\"C\",\"ts\":");
+        q = vt_row_u64(q, ns / 1000);
+        *q++ = '.';
+        q = vt_row_u64_width(q, ns % 1000, 3);
+        q = vt_row_str(q, ",\"pid\":");
+        q = vt_row_u64(q, p->pid);
+        if (!part) {
+            q = vt_row_str(q, ",\"args\":{\"bytes\":");
+            q = vt_row_u64(q, s->total);
+        } else {
+            q = vt_row_str(q, ",\"args\":{");
+            for (int c = 0; c < VT_CAT_COUNT; c++) {
+                if (c)
+                    *q++ = ',';
+                *q++ = '"';
+                q = vt_row_str(q, vt_category_names[c]); /* plain words: nothing to escape */
+                q = vt_row_str(q, "\":");
+                q = vt_row_u64(q, s->cat[c]);
+            }
+        }
+        q = vt_row_str(q, "}}");
+        vt_row_write(p->out, row, q);
+    }
+}
+
+static void column_flush(pf_t *p, const vt_reader_t *r, const pf_device_t *d)
+{
+    if (d->col == UINT64_MAX)
+        return;
+    counter_sample(p, r, d->device, &d->max);
+    if (d->last.t_ns != d->max.t_ns)
+        counter_sample(p, r, d->device, &d->last);
+}
+
+static void counter_change(pf_t *p, const vt_reader_t *r, const vt_device_stats_t *d, uint64_t t_ns)
+{
+    pf_sample_t s = {.t_ns = t_ns, .total = d->live_bytes};
+    memcpy(s.cat, d->live_by_category, sizeof(s.cat));
+    if (!p->col_ns) {
+        counter_sample(p, r, d->device, &s);
+        return;
+    }
+    size_t k = 0;
+    while (k < p->n_devices && p->devices[k].device != d->device)
+        k++;
+    if (k == p->n_devices) {
+        pf_device_t *dv = grow(p->devices, &p->cap_devices, k + 1, sizeof(*dv));
+        if (!dv) {
+            p->oom = true;
+            return;
+        }
+        p->devices = dv;
+        dv[k] = (pf_device_t){.device = d->device, .col = UINT64_MAX};
+        p->n_devices++;
+    }
+    pf_device_t *dv = &p->devices[k];
+    uint64_t col = (t_ns > r->t0_ns ? t_ns - r->t0_ns : 0) / p->col_ns;
+    if (col != dv->col) {
+        column_flush(p, r, dv);
+        dv->col = col;
+        dv->max = s;
+    } else if (s.total > dv->max.total) {
+        dv->max = s;
+    }
+    dv->last = s;
+}
+
+/* The OS thread id of a trace thread (its THREAD record), or the trace's number for it. */
+static uint64_t tid_of(const vt_reader_t *r, uint64_t thread)
+{
+    for (uint32_t i = 1; i < r->n_threads; i++)
+        if (r->threads[i].thread == thread)
+            return r->threads[i].os_tid ? r->threads[i].os_tid : thread;
+    return thread;
+}
+
+static pf_thread_t *thread_of(pf_t *p, uint64_t thread)
+{
+    for (size_t i = 0; i < p->n_threads; i++)
+        if (p->threads[i].thread == thread)
+            return &p->threads[i];
+    pf_thread_t *t = grow(p->threads, &p->cap_threads, p->n_threads + 1, sizeof(*t));
+    if (!t) {
+        p->oom = true;
+        return NULL;
+    }
+    p->threads = t;
+    t[p->n_threads] = (pf_thread_t){thread, 0, 0};
+    return &t[p->n_threads++];
+}
+
+/* Whether a phase, mark or OOM event is written: all while under the limit; past it none but
+ * the E of a B written (what was left out opened later, so it closes first). */
+static bool phase_kept(pf_t *p, const vt_event_t *ev)
+{
+    bool room = p->n_phases_written < p->phase_limit;
+    pf_thread_t *t = ev->type == VT_REC_PHASE_PUSH || ev->type == VT_REC_PHASE_POP
+                         ? thread_of(p, ev->u.phase.thread)
+                         : NULL;
+    bool keep = room;
+    if (ev->type == VT_REC_PHASE_PUSH && t) {
+        if (room)
+            t->open_written++;
+        else
+            t->open_dropped++;
+    } else if (ev->type == VT_REC_PHASE_POP && t) {
+        if (t->open_dropped) {
+            t->open_dropped--;
+            keep = false;
+        } else {
+            if (t->open_written)
+                t->open_written--;
+            keep = true;
+        }
+    }
+    if (keep)
+        p->n_phases_written++;
+    else
+        p->n_phases_dropped++;
+    return keep;
+}
+
+static void phase_event(pf_t *p, const vt_reader_t *r, const vt_event_t *ev)
+{
+    char name[VT_FRAME_BYTES];
+    switch (ev->type) {
+    case VT_REC_PROCESS: {
+        char buf[32];
+        if (vt_reader_process(r, "pid", buf, sizeof(buf)))
+            p->pid = strtoull(buf, NULL, 10);
+        if (!vt_reader_process(r, "exe", name, sizeof(name)))
+            snprintf(name, sizeof(name), "process");
+        event_named(p, r, "process_name", "M", r->t0_ns);
+        fputs(",\"args\":{\"name\":", p->out);
+        vt_json_put_string(p->out, name, 0);
+        fputs("}}", p->out);
+        break;
+    }
+    case VT_REC_THREAD:
+        vt_reader_cstring(r, ev->u.thread.name_string_id, name, sizeof(name));
+        event_named(p, r, "thread_name", "M", r->t0_ns);
+        fprintf(p->out, ",\"tid\":%" PRIu64 ",\"args\":{\"name\":",
+                ev->u.thread.os_tid ? ev->u.thread.os_tid : ev->u.thread.thread);
+        vt_json_put_string(p->out, name, 0);
+        fputs("}}", p->out);
+        break;
+    case VT_REC_PHASE_PUSH:
+    case VT_REC_PHASE_POP:
+    case VT_REC_MARK:
+        if (!phase_kept(p, ev))
+            break;
+        vt_reader_cstring(r, ev->u.phase.string_id, name, sizeof(name));
+        event_named(p, r, name,
+                    ev->type == VT_REC_PHASE_PUSH  ? "B"
+                    : ev->type == VT_REC_PHASE_POP ? "E"
+                                                   : "i",
+                    ev->t_ns);
+        fprintf(p->out, ",\"tid\":%" PRIu64 "%s}", tid_of(r, ev->u.phase.thread),
+                ev->type == VT_REC_MARK ? ",\"s\":\"t\"" : "");
+        break;
+    case VT_REC_OOM:
+        if (!phase_kept(p, ev))
+            break;
+        event_named(p, r, "out of memory", "i", ev->t_ns);
+        fprintf(p->out,
+                ",\"tid\":%" PRIu64 ",\"s\":\"p\",\"args\":{\"device\":%" PRIu32
+                ",\"requested_bytes\":%" PRIu64 "}}",
+                tid_of(r, ev->u.oom.thread), ev->u.oom.device, ev->u.oom.requested_bytes);
+        break;
+    default:
+        break;
+    }
+}
+
+/* An allocation's slice: b at its allocation, then e at its free (t_end_ns; none when it was
+ * never freed: the UI draws it to the end). */
+static void slice_write(pf_t *p, const vt_reader_t *r, const pf_live_t *l, bool freed,
+                        uint64_t t_end_ns)
+{
+    const pf_site_t *s = &p->sites[l->site];
+    char row[256 + 4 * VT_ROW_U64_MAX], *q;
+    uint64_t id = ++p->slice_id;
+    event_begin(p, r, s->name, s->name_len, "b", l->t_ns);
+    q = row;
+    q = vt_row_str(q, ",\"cat\":\"allocation\",\"id\":");
+    q = vt_row_u64(q, id);
+    q = vt_row_str(q, ",\"args\":{\"size_bytes\":");
+    q = vt_row_u64(q, l->size_bytes);
+    q = vt_row_str(q, ",\"category\":\"");
+    q = vt_row_str(q, vt_category_names[l->category < VT_CAT_COUNT ? l->category : VT_CAT_UNKNOWN]);
+    q = vt_row_str(q, "\",\"stack_id\":");
+    q = vt_row_u64(q, l->stack_id);
+    fwrite(row, 1, (size_t)(q - row), p->out);
+    fwrite(s->frames, 1, s->frames_len, p->out);
+    fputs("}}", p->out);
+    if (!freed)
+        return;
+    event_begin(p, r, s->name, s->name_len, "e", t_end_ns);
+    q = row;
+    q = vt_row_str(q, ",\"cat\":\"allocation\",\"id\":");
+    q = vt_row_u64(q, id);
+    q = vt_row_str(q, "}");
+    vt_row_write(p->out, row, q);
+}
+
+static int site_of(const pf_t *p, uint32_t stack_id)
+{
+    for (int i = 0; i < p->n_sites; i++)
+        if (p->sites[i].stack_id == stack_id)
+            return i;
+    return -1;
+}
+
+/* A chosen site's allocation leaving (freed, or replaced at its address) at t_ns. */
+static void slice_end(pf_t *p, const vt_reader_t *r, const vt_live_t *old, uint64_t t_ns)
+{
+    if (!old || old->series != VT_TRACE_SERIES_DEVICE || old->device != p->peak_device)
+        return;
+    uint64_t key[2] = {old->handle, old->address};
+    pf_live_t *l;
+    HASH_FIND(hh, p->live, key, sizeof(key), l);
+    if (!l)
+        return;
+    if (l->keep)
+        slice_write(p, r, l, true, t_ns);
+    HASH_DEL(p->live, l);
+    free(l);
+}
+
+static void slice_begin(pf_t *p, const vt_event_t *ev)
+{
+    if (ev->u.alloc.series != VT_TRACE_SERIES_DEVICE || ev->u.alloc.device != p->peak_device)
+        return;
+    int site = site_of(p, ev->u.alloc.stack_id);
+    if (site < 0)
+        return;
+    pf_site_t *s = &p->sites[site];
+    pf_live_t *l = calloc(1, sizeof(*l));
+    if (!l) {
+        p->oom = true;
+        return;
+    }
+    l->key[0] = ev->u.alloc.handle;
+    l->key[1] = ev->u.alloc.address;
+    l->t_ns = ev->t_ns;
+    l->size_bytes = ev->u.alloc.size_bytes;
+    l->stack_id = ev->u.alloc.stack_id;
+    l->site = (uint8_t)site;
+    l->category = ev->u.alloc.category;
+    l->keep = s->seen++ % s->stride == 0 && s->kept < s->cap;
+    s->kept += l->keep;
+    HASH_ADD(hh, p->live, key, sizeof(l->key), l);
+}
+
+/* At the record that makes the peak: every chosen site's allocation live then is kept, so the
+ * slices show what made the peak. */
+static void slices_at_peak(pf_t *p)
+{
+    pf_live_t *l, *tmp;
+    HASH_ITER(hh, p->live, l, tmp) {
+        pf_site_t *s = &p->sites[l->site];
+        if (!l->keep && s->kept_at_peak < s->cap) {
+            l->keep = true;
+            s->kept_at_peak++;
+        }
+    }
+}
+
+static int write_record(void *ctx, const vt_reader_t *r, const vt_analysis_t *a,
+                        const vt_event_t *ev, const vt_live_t *old, const uint32_t *changed,
+                        int n_changed)
+{
+    pf_t *p = ctx;
+    phase_event(p, r, ev);
+    if (p->n_sites && (ev->type == VT_REC_FREE || ev->type == VT_REC_ALLOC))
+        slice_end(p, r, old, ev->t_ns);
+    if (p->n_sites && ev->type == VT_REC_ALLOC)
+        slice_begin(p, ev);
+    if (p->n_sites && r->n_records == p->peak_record)
+        slices_at_peak(p);
+    for (int k = 0; k < n_changed; k++) {
+        const vt_device_stats_t *d = vt_stream_device(a, changed[k]);
+        if (d)
+            counter_change(p, r, d, ev->t_ns);
+    }
+    return 0;
+}
+
+/* The end of the output: the last columns, the slices still live, the closing bracket. */
+static void finish(pf_t *p, const vt_reader_t *r)
+{
+    for (size_t k = 0; k < p->n_devices; k++)
+        column_flush(p, r, &p->devices[k]);
+    pf_live_t *l, *tmp;
+    HASH_ITER(hh, p->live, l, tmp) {
+        if (l->keep)
+            slice_write(p, r, l, false, 0);
+        HASH_DEL(p->live, l);
+        free(l);
+    }
+    fputs("\n],\"displayTimeUnit\":\"ns\"}\n", p->out);
+}
+
+static void release(pf_t *p)
+{
+    for (int i = 0; i < p->n_sites; i++) {
+        free(p->sites[i].name);
+        free(p->sites[i].frames);
+    }
+    pf_live_t *l, *tmp;
+    HASH_ITER(hh, p->live, l, tmp) {
+        HASH_DEL(p->live, l);
+        free(l);
+    }
+    free(p->allocs_by_stack);
+    free(p->devices);
+    free(p->threads);
+}
+
+int vt_perfetto_export(const char *path, uint64_t max_bytes, vt_perfetto_open_fn open, void *ctx)
+{
+    pf_t p;
+    memset(&p, 0, sizeof(p));
+    p.path = path;
+    vt_reader_t r;
+    vt_analysis_t a;
+    int rc = vt_trace_stream_keeping_peaks(path, &r, &a, plan_record, &p);
+    if (rc < 0) {
+        release(&p);
+        return -1;
+    }
+    /* rc 1: damaged part-way; what came before is exported, and the exit says so. */
+    bool failed = rc != 0;
+    if (choose_sites(&p, &r, &a) != 0 || p.oom) {
+        release(&p);
+        vt_analysis_release(&a);
+        vt_reader_release(&r);
+        error("'%s': out of memory planning the export", path);
+        return 1;
+    }
+    plan_budget(&p, &r, &a, max_bytes);
+    vt_analysis_release(&a);
+    vt_reader_release(&r);
+    if (!(p.out = open(ctx))) {
+        release(&p);
+        return 1;
+    }
+    fputs("{\"traceEvents\":[", p.out);
+    int rc2 = vt_trace_stream_quiet(path, &r, &a, write_record, &p);
+    if (rc2 >= 0) {
+        finish(&p, &r);
+        vt_analysis_release(&a);
+        vt_reader_release(&r);
+    } else {
+        fputs("\n],\"displayTimeUnit\":\"ns\"}\n", p.out);
+    }
+    if (p.n_phases_dropped)
+        error("warning: '%s': %" PRIu64 " phase, mark and out-of-memory events left out to keep "
+              "the export near --max-size (%" PRIu64 " written)",
+              path, p.n_phases_dropped, p.n_phases_written);
+    if (p.oom) {
+        error("'%s': out of memory: the export is incomplete", path);
+        failed = true;
+    }
+    release(&p);
+    return failed || rc2 != 0 ? 1 : 0;
+}
