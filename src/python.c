@@ -288,10 +288,27 @@ static uint32_t frame_string(const void *code)
     return id;
 }
 
+/* The chain this thread recorded last, by position from its outermost frame: a loop allocating
+ * from one place meets the same code objects at the same offsets every time. On 3.12+ a code
+ * object's address and co_version name that very object (frame_string), whose names and line
+ * table are immutable, so an entry whose three keys match gives the frame's encoded name and line
+ * exactly, without touching the shared caches (their hashing, try-lock and table compare were
+ * most of the cost per frame). Before 3.12 (no version) it is not used. Only this thread reads
+ * or writes it, and never re-entered: hooks called from a signal handler inside a hook do not
+ * record. */
+#define THREAD_CHAIN_FRAMES 64
+static __thread struct {
+    const void *code;
+    int32_t offset;
+    uint32_t version;
+    uintptr_t ip;
+} thread_chain[THREAD_CHAIN_FRAMES] __attribute__((tls_model("initial-exec")));
+
 /* Fork child, with the strings forgotten: the cached ids name nothing now. Single-threaded. */
 void vt_python_forget(void)
 {
     memset(name_cache, 0, sizeof name_cache);
+    memset(thread_chain, 0, sizeof thread_chain); /* the only thread left */
 }
 
 /* ---- frame lines ---------------------------------------------------------------------------- */
@@ -400,6 +417,17 @@ __attribute__((noinline)) static int splice(void **ips, int n_native, int max_py
         return n_native;
     void *py_ips[VT_MAX_FRAMES];
     for (int i = 0; i < n_py; i++) {
+        int from_outer = n_py - 1 - i;
+        uint32_t version = 0;
+        if (py.layout.co_version >= 0 && from_outer < THREAD_CHAIN_FRAMES) {
+            version = (uint32_t)vt_py_load_i32(frames[i].code, py.layout.co_version);
+            if (version && thread_chain[from_outer].code == frames[i].code &&
+                thread_chain[from_outer].offset == frames[i].offset &&
+                thread_chain[from_outer].version == version) {
+                py_ips[i] = (void *)thread_chain[from_outer].ip;
+                continue;
+            }
+        }
         /* A code object already met on this chain (recursion, nested nn.Module calls) is the
          * same live object now: its name, and its line at the same offset, are known. */
         int same = i - 1;
@@ -414,6 +442,12 @@ __attribute__((noinline)) static int splice(void **ips, int n_native, int max_py
                        ? (int)VT_PYFRAME_LINE(known)
                        : frame_line(frames[i].code, frames[i].offset);
         py_ips[i] = (void *)(uintptr_t)VT_PYFRAME_IP(id, (uint32_t)line);
+        if (version && from_outer < THREAD_CHAIN_FRAMES) {
+            thread_chain[from_outer].code = frames[i].code;
+            thread_chain[from_outer].offset = frames[i].offset;
+            thread_chain[from_outer].version = version;
+            thread_chain[from_outer].ip = (uintptr_t)py_ips[i];
+        }
     }
     /* The states of other threads may have been freed while we read: then nothing of it. */
     if (finalizing())

@@ -4,7 +4,9 @@ reuse.rules): src/python.c caches a frame's "path/file.py:function" string, and 
 by the code object's address would give a new code object at a freed one's address the old
 one's name. Here each round makes a function from source, allocates from it, drops it, and
 makes another one, from another file or with another name, that CPython's allocator usually
-puts at the same address; each allocation's category says which name its frame got (the
+puts at the same address (half the rounds compile new source, half copy one template code object
+with another file or name, CodeType.replace, which 3.12 and 3.13 put at the freed address every
+time; there a code object's address and co_version key the frame caches); each allocation's category says which name its frame got (the
 rules match the file or the function), so the exit report's counts are exact only if no frame
 got a stale name. Works on CPython 3.8-3.13.
 
@@ -13,6 +15,7 @@ usage: reuse.py LIBPYHELPER
 import ctypes
 import gc
 import sys
+import types
 
 ROUNDS = 200
 
@@ -39,7 +42,16 @@ def make(filename, name):
     return namespace[name]
 
 
-def run_in_turn(first, second):
+TEMPLATE = make("template.py", "template").__code__
+
+
+def make_copy(filename, name):
+    """A new function whose code object is TEMPLATE's with another file and name: one object
+    of the freed one's size, made right after it is freed."""
+    return types.FunctionType(TEMPLATE.replace(co_filename=filename, co_name=name), {})
+
+
+def run_in_turn(first, second, make=make):
     """Allocates from a function made as first, frees it, then from one made as second;
     returns whether the second code object took the first one's address."""
     fn = make(*first)
@@ -54,11 +66,12 @@ def run_in_turn(first, second):
 
 def main():
     reused = 0
-    for _ in range(ROUNDS):
+    for i in range(ROUNDS):
+        maker = make if i % 2 else make_copy
         # Same function name, another file: weights, then gradients (reuse.rules).
-        reused += run_in_turn(("reuse_w.py", "step"), ("reuse_g.py", "step"))
+        reused += run_in_turn(("reuse_w.py", "step"), ("reuse_g.py", "step"), maker)
         # Same file, another function name: optimizer, then data.
-        reused += run_in_turn(("reuse_n.py", "opt_step"), ("reuse_n.py", "data_step"))
+        reused += run_in_turn(("reuse_n.py", "opt_step"), ("reuse_n.py", "data_step"), maker)
     # Not asserted: whether addresses are reused is CPython's allocator's business; say it.
     print("reuse.py: %d of %d code objects at a freed one's address" % (reused, 2 * ROUNDS))
     print("reuse.py: ok")
