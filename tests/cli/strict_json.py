@@ -35,15 +35,21 @@ def check(data):
     text = data.decode("utf-8")  # strict: overlong forms, surrogates, stray bytes raise
     value = json.loads(text, parse_constant=reject_constant, object_pairs_hook=unique_keys)
     check_strings(value)
+    return value
 
 
-failed = 0
-for path in sys.argv[1:]:
-    data = sys.stdin.buffer.read() if path == "-" else open(path, "rb").read()
-    try:
-        check(data)
-        print(path + ": ok")
-    except (ValueError, UnicodeError) as e:
-        print("%s: %s" % (path, str(e).splitlines()[0][:120]))
-        failed = 1
-sys.exit(failed)
+def main():
+    failed = 0
+    for path in sys.argv[1:]:
+        data = sys.stdin.buffer.read() if path == "-" else open(path, "rb").read()
+        try:
+            check(data)
+            print(path + ": ok")
+        except (ValueError, UnicodeError) as e:
+            print("%s: %s" % (path, str(e).splitlines()[0][:120]))
+            failed = 1
+    return failed
+
+
+if __name__ == "__main__":
+    sys.exit(main())

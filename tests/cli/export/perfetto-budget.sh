@@ -22,7 +22,7 @@ awk 'BEGIN {
     print "end dt=10"
 }' >loop.trace
 vt-mktrace t.vtr loop.trace || exit
-check=$(dirname "$0")/../../lib/check_perfetto.py
+check=$(dirname "$0")/../check_perfetto.py
 # The peak: the weights and the 512 MiB and 1 MiB activations of step 900.
 peak=$(((64 + 512 + 1) * 1048576))
 vramtrace export t.vtr --format perfetto --max-size 100K -o small.json

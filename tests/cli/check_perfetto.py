@@ -7,20 +7,11 @@ allocation slice begun once with its size, category and frames and ended at most
 it began, and every phase end matching a begin on its thread. Prints a summary of what it holds;
 exits 1 with one line per broken promise."""
 import collections
-import json
 import os
 import sys
 
-
-def reject_constant(name):
-    raise ValueError("not JSON: " + name)
-
-
-def unique_keys(pairs):
-    keys = [k for k, _ in pairs]
-    if len(keys) != len(set(keys)):
-        raise ValueError("a key repeats in one object")
-    return dict(pairs)
+sys.dont_write_bytecode = True  # no __pycache__ left in the source tree by the import below
+from strict_json import check  # noqa: E402 (beside this file: every test's strict JSON reading)
 
 
 def main():
@@ -30,8 +21,7 @@ def main():
     if max_bytes and size > max_bytes:
         problems.append("%d bytes, over %d" % (size, max_bytes))
     with open(path, "rb") as f:
-        doc = json.loads(f.read().decode("utf-8"), parse_constant=reject_constant,
-                         object_pairs_hook=unique_keys)
+        doc = check(f.read())
     events = doc["traceEvents"]
     totals = {}        # (device name, ts) -> total
     cats = {}          # (device name, ts) -> sum of categories
