@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "churn.h"
 #include "commands.h"
 #include "frames.h"
 #include "json.h"
@@ -34,7 +35,7 @@
 
 #define TEXT_MAX_FRAMES 8
 
-enum { OPT_JSON = 1, OPT_AT, OPT_CATEGORY };
+enum { OPT_JSON = 1, OPT_AT, OPT_CATEGORY, OPT_TEMPORARY, OPT_WINDOW };
 
 static const vt_option_t options[] = {
     {OPT_JSON, 0, "--json", NULL, 0, "print JSON on stdout (keys: docs/trace-format.md)"},
@@ -44,6 +45,14 @@ static const vt_option_t options[] = {
     {OPT_CATEGORY, 0, "--category", "NAME", 0,
      "list only the call-sites of category NAME (weights, gradients, optimizer, activations, "
      "data, workspace, unknown) and show that category's own peak"},
+    {OPT_TEMPORARY, 0, "--temporary", NULL, 0,
+     "instead of the peak, the temporary allocations: device memory freed within --window of "
+     "its allocation, with the call-sites that make the most of them, their count and the "
+     "bytes they churned (a caching allocator's work, or cudaMalloc and cudaFree calls without "
+     "one)"},
+    {OPT_WINDOW, 0, "--window", "DURATION", 0,
+     "--temporary: an allocation freed within DURATION is temporary (default 10ms): seconds "
+     "(0.5, 0.5s), or 10ms, 250us, 800ns"},
     {0},
 };
 
@@ -51,7 +60,9 @@ static const vt_args_spec_t spec = {
     .name = "report",
     .usage =
         "usage: vramtrace report FILE|DIR... [--json] [--at TIME] [--category NAME] [--top N]\n"
-        "                        [--all-frames] [--rules RULES] [--budget MODEL [KEY=VALUE...]]\n",
+        "                        [--all-frames] [--rules RULES] [--budget MODEL [KEY=VALUE...]]\n"
+        "   or: vramtrace report FILE --temporary [--window DURATION] [--json] [--top N]\n"
+        "                        [--all-frames]\n",
     .about = "The device memory peak of a trace, what was live at it by category and call-site, "
              "the pinned host and managed peaks, totals and the out-of-memory errors.\n"
              "\n"
@@ -419,48 +430,102 @@ static void print_json(const vt_report_t *rep)
     vt_json_finish(&j);
 }
 
-/* Parses a --at TIME: a decimal number of seconds, or of s, ms, us or ns, into *t_ns exactly
- * (digits past a nanosecond are dropped). Returns 0, or -1 when it is not one. */
-static int parse_time(const char *s, uint64_t *t_ns)
+/* --temporary as text: the totals, then the call-sites with the most temporary allocations. */
+static void print_temporary_text(const vt_churn_t *c, const vt_reader_t *r, vt_symbolizer_t *sym,
+                                 size_t top)
 {
-    static const struct {
-        const char *unit;
-        uint64_t ns;
-    } units[] = {
-        {"", 1000000000u}, {"s", 1000000000u}, {"ms", 1000000u}, {"us", 1000u}, {"ns", 1u}};
-    uint64_t whole = 0, frac = 0, frac_scale = 1;
-    int n_digits = 0;
-    for (; *s >= '0' && *s <= '9'; s++, n_digits++) {
-        if (whole > (UINT64_MAX - 9) / 10)
-            return -1;
-        whole = whole * 10 + (uint64_t)(*s - '0');
+    char s1[32], b1[32], n1[32], n2[32];
+    vt_frames_opts_t frames = {.sym = sym, .max_frames = TEXT_MAX_FRAMES, .shown = true};
+    printf("temporary allocations: device memory freed within %s of its allocation\n",
+           vt_fmt_seconds(c->window_ns, s1, sizeof(s1)));
+    printf("  %s of %s allocations (%.1f%%), %s churned\n",
+           vt_fmt_commas(c->n_temporary, n1, sizeof(n1)),
+           vt_fmt_commas(c->n_allocs, n2, sizeof(n2)),
+           c->n_allocs ? 100.0 * (double)c->n_temporary / (double)c->n_allocs : 0.0,
+           vt_fmt_binary(c->temporary_bytes, b1, sizeof(b1)));
+    if (!c->n_sites) {
+        printf("call-sites with temporary allocations: none\n");
+        return;
     }
-    if (*s == '.') {
-        for (s++; *s >= '0' && *s <= '9'; s++, n_digits++)
-            if (frac_scale < 1000000000u) {
-                frac = frac * 10 + (uint64_t)(*s - '0');
-                frac_scale *= 10;
-            }
+    printf("call-sites by temporary allocations (of all their allocations):\n");
+    size_t n = top && top < c->n_sites ? top : c->n_sites;
+    for (size_t i = 0; i < n; i++) {
+        const vt_churn_site_t *s = &c->sites[i];
+        printf("  %9s of %-9s %11s churned  %s\n", vt_fmt_commas(s->n_temporary, n1, sizeof(n1)),
+               vt_fmt_commas(s->n_allocs, n2, sizeof(n2)),
+               vt_fmt_binary(s->temporary_bytes, b1, sizeof(b1)), vt_category_names[s->category]);
+        if (!s->stack_id)
+            printf("      (no call-site recorded)\n");
+        vt_frames_print(stdout, &frames, r, s->stack_id, "      ");
     }
-    if (!n_digits)
-        return -1;
-    for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
-        if (strcmp(s, units[i].unit) != 0)
-            continue;
-        uint64_t scale = units[i].ns;
-        if (whole > UINT64_MAX / scale - 1)
-            return -1;
-        *t_ns = whole * scale + frac * scale / frac_scale;
-        return 0;
+    if (n < c->n_sites)
+        printf("  ... %zu more call-site%s (--top 0 lists every one)\n", c->n_sites - n,
+               c->n_sites - n == 1 ? "" : "s");
+}
+
+/* --temporary --json: the same, every frame. */
+static void print_temporary_json(const char *path, const vt_churn_t *c, const vt_reader_t *r,
+                                 vt_symbolizer_t *sym, size_t top, bool complete)
+{
+    char buf[1024];
+    vt_frames_opts_t frames = {.sym = sym, .frame_bytes = sizeof(buf)};
+    vt_json_t j;
+    vt_json_init(&j, stdout);
+    vt_json_begin_object(&j, NULL);
+    vt_json_string(&j, "file", path);
+    vt_json_bool(&j, "complete", complete);
+    vt_json_uint(&j, "window_ns", c->window_ns);
+    vt_json_uint(&j, "allocs", c->n_allocs);
+    vt_json_uint(&j, "temporary_allocs", c->n_temporary);
+    vt_json_uint(&j, "temporary_bytes", c->temporary_bytes);
+    vt_json_begin_array(&j, "sites");
+    size_t n = top && top < c->n_sites ? top : c->n_sites;
+    for (size_t i = 0; i < n; i++) {
+        const vt_churn_site_t *s = &c->sites[i];
+        vt_json_begin_object(&j, NULL);
+        vt_json_uint(&j, "temporary_allocs", s->n_temporary);
+        vt_json_uint(&j, "temporary_bytes", s->temporary_bytes);
+        vt_json_uint(&j, "allocs", s->n_allocs);
+        vt_json_string(&j, "category", vt_category_names[s->category]);
+        vt_frames_json(&j, "frames", &frames, r, s->stack_id);
+        vt_json_end_object(&j);
     }
-    return -1;
+    vt_json_end_array(&j);
+    vt_json_end_object(&j);
+    vt_json_finish(&j);
+}
+
+/* report --temporary: one streaming pass (churn.c). Returns the exit status. */
+static int report_temporary(const char *path, uint64_t window_ns, int json,
+                            const vt_report_opts_t *opts)
+{
+    vt_reader_t r;
+    vt_churn_t c;
+    int rc = vt_churn_load(path, window_ns, &c, &r);
+    if (rc < 0)
+        return 1;
+    vt_symbolizer_t sym, *symp = NULL;
+    if (c.n_sites && vt_symbolizer_init_trace(&sym, &r) == 0) {
+        symp = &sym;
+        sym.all_frames = opts->all_frames;
+    }
+    if (json)
+        print_temporary_json(path, &c, &r, symp, opts->top, rc == 0);
+    else
+        print_temporary_text(&c, &r, symp, opts->top);
+    if (symp)
+        vt_symbolizer_release(symp);
+    vt_churn_release(&c);
+    vt_reader_release(&r);
+    return rc ? 1 : 0;
 }
 
 int cmd_report(int argc, char **argv)
 {
     const char *path = NULL, *at_arg = NULL;
     int json = 0, category = -1;
-    uint64_t at_ns = 0;
+    uint64_t at_ns = 0, window_ns = VT_CHURN_DEFAULT_WINDOW_NS;
+    bool temporary = false, window_given = false;
     static vt_report_opts_t opts; /* static: the rules are 40 KiB */
 
     /* The trace arguments, gathered over argv's slots already read (argv[1 + n] with
@@ -483,13 +548,23 @@ int cmd_report(int argc, char **argv)
         } else if (opt == OPT_JSON) {
             json = 1;
         } else if (opt == OPT_AT) {
-            if (parse_time(v, &at_ns) != 0) {
+            if (vt_parse_duration(v, &at_ns) != 0) {
                 error("bad time '%s' for '--at': expected seconds from the start like 3.2, "
                       "3.2s, 1500ms or 250us",
                       v);
                 goto usage;
             }
             at_arg = v;
+        } else if (opt == OPT_TEMPORARY) {
+            temporary = true;
+        } else if (opt == OPT_WINDOW) {
+            if (vt_parse_duration(v, &window_ns) != 0) {
+                error("bad duration '%s' for '--window': expected seconds like 0.5, or 10ms, "
+                      "250us, 800ns",
+                      v);
+                goto usage;
+            }
+            window_given = true;
         } else if (opt == OPT_CATEGORY) {
             category = vt_category_from_name(v, strlen(v));
             if (category < 0) {
@@ -510,6 +585,19 @@ int cmd_report(int argc, char **argv)
     if (!path) {
         error("report needs a trace file. See 'vramtrace report --help'.");
         goto usage;
+    }
+    if (window_given && !temporary) {
+        error("--window is for --temporary");
+        goto usage;
+    }
+    if (temporary) {
+        if (opts.model || opts.rules_path || at_arg || category >= 0 || n_paths > 1 ||
+            vt_report_is_dir(path)) {
+            error("--temporary reads one trace, without --budget, --rules, --at or --category");
+            goto usage;
+        }
+        vt_report_opts_release(&opts);
+        return report_temporary(path, window_ns, json, &opts);
     }
     if (n_paths > 1 || vt_report_is_dir(path)) {
         if (opts.model || opts.rules_path || at_arg || category >= 0) {

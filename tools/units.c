@@ -5,6 +5,7 @@
 
 #include <inttypes.h>
 #include <stdio.h>
+#include <string.h>
 
 const char *vt_fmt_commas(uint64_t v, char *buf, size_t cap)
 {
@@ -62,4 +63,39 @@ const char *vt_reader_device_share(const vt_reader_t *r, uint32_t device, uint64
         snprintf(buf, cap, "%.1f%% of its memory",
                  100.0 * (double)bytes / (double)info->total_bytes);
     return buf;
+}
+
+int vt_parse_duration(const char *s, uint64_t *t_ns)
+{
+    static const struct {
+        const char *unit;
+        uint64_t ns;
+    } units[] = {
+        {"", 1000000000u}, {"s", 1000000000u}, {"ms", 1000000u}, {"us", 1000u}, {"ns", 1u}};
+    uint64_t whole = 0, frac = 0, frac_scale = 1;
+    int n_digits = 0;
+    for (; *s >= '0' && *s <= '9'; s++, n_digits++) {
+        if (whole > (UINT64_MAX - 9) / 10)
+            return -1;
+        whole = whole * 10 + (uint64_t)(*s - '0');
+    }
+    if (*s == '.') {
+        for (s++; *s >= '0' && *s <= '9'; s++, n_digits++)
+            if (frac_scale < 1000000000u) {
+                frac = frac * 10 + (uint64_t)(*s - '0');
+                frac_scale *= 10;
+            }
+    }
+    if (!n_digits)
+        return -1;
+    for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+        if (strcmp(s, units[i].unit) != 0)
+            continue;
+        uint64_t scale = units[i].ns;
+        if (whole > UINT64_MAX / scale - 1)
+            return -1;
+        *t_ns = whole * scale + frac * scale / frac_scale;
+        return 0;
+    }
+    return -1;
 }
