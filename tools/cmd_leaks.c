@@ -40,9 +40,11 @@ static const vt_args_spec_t spec = {
     .about = "The device memory that grows and the device memory never freed. First the "
              "call-sites whose live memory grew from step to step, most grown first, with the "
              "growth per step and in how many steps: steps are the ranges named like 'step', "
-             "'iter' or 'epoch' (NVTX), else the marks (vramtrace_mark, NVTX), else ten windows "
-             "of equal time. Then what was live when the process exited (at the end of the "
-             "trace when it did not exit cleanly), by call-site and category, largest first.",
+             "'iter' or 'epoch' (NVTX), else the marks (vramtrace_mark, NVTX), else the "
+             "repetition of the allocations themselves (the same call-sites and sizes in the "
+             "same order, step after step), else ten windows of equal time. Then what was live "
+             "when the process exited (at the end of the trace when it did not exit cleanly), by "
+             "call-site and category, largest first.",
     .tables = {options},
 };
 
@@ -103,6 +105,9 @@ static const char *steps_text(const vt_growth_t *g, char *buf, size_t cap)
     uint64_t n = vt_growth_steps(g);
     if (g->source == VT_STEPS_TIME)
         snprintf(buf, cap, "%" PRIu64 " window%s of equal time", n, n == 1 ? "" : "s");
+    else if (g->source == VT_STEPS_PERIOD)
+        snprintf(buf, cap, "%" PRIu64 " repetition%s of %" PRIu64 " allocation%s", n,
+                 n == 1 ? "" : "s", g->period_allocs, g->period_allocs == 1 ? "" : "s");
     else
         snprintf(buf, cap, "%" PRIu64 " %s%s%s%s", n,
                  g->source == VT_STEPS_RANGES ? "ranges" : "marks",
@@ -112,7 +117,10 @@ static const char *steps_text(const vt_growth_t *g, char *buf, size_t cap)
 
 static const char *steps_source(const vt_growth_t *g)
 {
-    return g->source == VT_STEPS_RANGES ? "ranges" : g->source == VT_STEPS_MARKS ? "marks" : "time";
+    return g->source == VT_STEPS_RANGES   ? "ranges"
+           : g->source == VT_STEPS_MARKS  ? "marks"
+           : g->source == VT_STEPS_PERIOD ? "period"
+                                          : "time";
 }
 
 static void print_growth(const vt_reader_t *r, vt_symbolizer_t *sym, const vt_growth_t *g,
@@ -192,6 +200,7 @@ static void print_json(const char *path, const vt_reader_t *r, const vt_analysis
     vt_json_string(&j, "source", steps_source(g));
     vt_json_string(&j, "keyword", g->keyword);
     vt_json_uint(&j, "count", vt_growth_steps(g));
+    vt_json_uint(&j, "period_allocs", g->period_allocs);
     vt_json_end_object(&j);
     vt_json_begin_array(&j, "growing");
     for (size_t i = 0; i < (top && top < n_grow ? top : n_grow); i++) {

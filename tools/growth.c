@@ -7,6 +7,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "period.h"
 #include "sat.h"
 
 static const char *const keywords[] = {"step", "iter", "epoch"};
@@ -24,6 +25,63 @@ static int keyword_of(const char *name, uint32_t len)
     return -1;
 }
 
+/* An allocation counted by the period: device memory, as the sites are. */
+static bool is_device_alloc(const vt_event_t *ev)
+{
+    return ev->type == VT_REC_ALLOC && ev->u.alloc.series == VT_TRACE_SERIES_DEVICE;
+}
+
+static uint32_t token_of(const vt_event_t *ev)
+{
+    return vt_period_token(ev->u.alloc.stack_id, ev->u.alloc.size_bytes);
+}
+
+/* The device allocations as the period sees them: runs of equal tokens, so that a loop's
+ * allocations of one call-site and size in a row (a layer after layer) count once and the
+ * period is the step's, not the layer's. The first VT_GROWTH_PERIOD_SAMPLE runs are kept. */
+typedef struct run_sample_s {
+    uint32_t *tokens;      /* each run's token */
+    uint64_t *times_ns;    /* when each run started */
+    uint64_t *first_alloc; /* the number of the device allocation that started each run */
+    uint64_t n_runs, n_allocs, last_alloc_ns;
+    uint32_t last_token;
+} run_sample_t;
+
+static void sample_alloc(run_sample_t *s, const vt_event_t *ev)
+{
+    uint32_t token = token_of(ev);
+    if (!s->n_allocs || token != s->last_token) {
+        if (s->tokens && s->n_runs < VT_GROWTH_PERIOD_SAMPLE) {
+            s->tokens[s->n_runs] = token;
+            s->times_ns[s->n_runs] = ev->t_ns;
+            s->first_alloc[s->n_runs] = s->n_allocs;
+        }
+        s->n_runs++;
+        s->last_token = token;
+    }
+    s->last_alloc_ns = ev->t_ns;
+    s->n_allocs++;
+}
+
+/* Steps from the period of the runs in s, in a trace of span_ns: true when there is one. The
+ * repetition must last at least half the trace: a loop that loads a model's layers one by one
+ * repeats too, briefly, but its steps are not the program's, and every layer would grow. */
+static bool choose_period(vt_growth_t *g, const run_sample_t *s, uint64_t span_ns)
+{
+    size_t n = s->n_runs < VT_GROWTH_PERIOD_SAMPLE ? (size_t)s->n_runs : VT_GROWTH_PERIOD_SAMPLE;
+    size_t start = 0, period = s->tokens ? vt_period_find(s->tokens, n, &start) : 0;
+    if (!period || s->last_alloc_ns < s->times_ns[start] ||
+        s->last_alloc_ns - s->times_ns[start] < span_ns / 2)
+        return false;
+    g->source = VT_STEPS_PERIOD;
+    g->period_runs = period;
+    g->period_allocs =
+        (start + period < n ? s->first_alloc[start + period] : s->n_allocs) - s->first_alloc[start];
+    g->next_step_run = start;
+    g->n_period_steps = (s->n_runs - start) / period;
+    return true;
+}
+
 int vt_growth_init(vt_growth_t *g, const char *path)
 {
     memset(g, 0, sizeof(*g));
@@ -31,8 +89,17 @@ int vt_growth_init(vt_growth_t *g, const char *path)
     vt_event_t ev;
     uint64_t ranges[N_KEYWORDS] = {0}, marks[N_KEYWORDS] = {0}, n_marks = 0, first_ns = 0;
     bool seen = false;
+    /* Without room for the sample, no period: the time windows still apply. */
+    run_sample_t runs = {0};
+    uint64_t *room = malloc(VT_GROWTH_PERIOD_SAMPLE * (2 * sizeof(uint64_t) + sizeof(uint32_t)));
+    if (room) {
+        runs.times_ns = room;
+        runs.first_alloc = room + VT_GROWTH_PERIOD_SAMPLE;
+        runs.tokens = (uint32_t *)(room + 2 * VT_GROWTH_PERIOD_SAMPLE);
+    }
     if (vt_reader_open(&r, path) != 0) {
         vt_reader_release(&r);
+        free(room);
         return -1;
     }
     while (vt_reader_next(&r, &ev) > 0) {
@@ -40,6 +107,8 @@ int vt_growth_init(vt_growth_t *g, const char *path)
             first_ns = ev.t_ns;
             seen = true;
         }
+        if (is_device_alloc(&ev))
+            sample_alloc(&runs, &ev);
         if (ev.type != VT_REC_PHASE_PUSH && ev.type != VT_REC_MARK)
             continue;
         uint32_t len = 0;
@@ -50,6 +119,7 @@ int vt_growth_init(vt_growth_t *g, const char *path)
         if (k >= 0)
             (ev.type == VT_REC_MARK ? marks : ranges)[k]++;
     }
+    uint64_t span = r.t_ns > first_ns ? r.t_ns - first_ns : 0;
     size_t best_range = 0, best_mark = 0;
     for (size_t k = 1; k < N_KEYWORDS; k++) {
         if (ranges[k] > ranges[best_range])
@@ -64,13 +134,13 @@ int vt_growth_init(vt_growth_t *g, const char *path)
         g->source = VT_STEPS_MARKS;
         if (marks[best_mark] >= 2)
             snprintf(g->keyword, sizeof(g->keyword), "%s", keywords[best_mark]);
-    } else {
+    } else if (!choose_period(g, &runs, span)) {
         g->source = VT_STEPS_TIME;
-        uint64_t span = r.t_ns > first_ns ? r.t_ns - first_ns : 0;
         g->window_ns = span / VT_GROWTH_WINDOWS ? span / VT_GROWTH_WINDOWS : 1;
         g->next_window_ns = first_ns;
     }
     vt_reader_release(&r);
+    free(room);
     return 0;
 }
 
@@ -148,6 +218,19 @@ static bool is_boundary(vt_growth_t *g, const vt_reader_t *r, const vt_event_t *
         g->next_window_ns = vt_sat_add(g->next_window_ns, vt_sat_mul(windows, g->window_ns));
         return true;
     }
+    if (g->source == VT_STEPS_PERIOD) {
+        /* Runs counted as the first pass counted them: a step starts with a run. */
+        if (!is_device_alloc(ev))
+            return false;
+        uint32_t token = token_of(ev);
+        bool new_run = !g->n_allocs_seen++ || token != g->last_token;
+        g->last_token = token;
+        if (!new_run || g->n_runs_seen++ != g->next_step_run || !g->n_period_steps)
+            return false;
+        g->next_step_run += g->period_runs;
+        g->n_period_steps--;
+        return true;
+    }
     if (ev->type != (g->source == VT_STEPS_RANGES ? VT_REC_PHASE_PUSH : VT_REC_MARK))
         return false;
     if (!g->keyword[0])
@@ -172,7 +255,7 @@ int vt_growth_apply(vt_growth_t *g, const vt_reader_t *r, const vt_analysis_t *a
         s->live_bytes -= old->size_bytes;
         s->n_live--;
     }
-    if (ev->type == VT_REC_ALLOC && ev->u.alloc.series == VT_TRACE_SERIES_DEVICE) {
+    if (is_device_alloc(ev)) {
         const vt_live_t *e =
             vt_analysis_find(a, ev->u.alloc.series, ev->u.alloc.handle, ev->u.alloc.address);
         if (e) {

@@ -3,7 +3,10 @@
  * apart from memory that is large but steady (weights, optimizer state). Steps are, first that
  * applies: the ranges (NVTX, PHASE_PUSH) whose names hold the most frequent of "step", "iter",
  * "epoch" (at least two of them); the marks with such a name, or every mark (vramtrace_mark)
- * when none has one (at least two); else VT_GROWTH_WINDOWS equal windows of the trace's time.
+ * when none has one (at least two); else the period of the device allocations' own repetition
+ * (period.h: the same call-sites and sizes in the same order, step after step; at least two
+ * periods, over at least half the trace), each step starting where the repetition does; else
+ * VT_GROWTH_WINDOWS equal windows of the trace's time.
  * Each site's live bytes are sampled at every step's start and at the end of the trace; a site
  * grows when it has more live at the end than at the first step and more at two step ends at
  * least than at the one before. Memory is bounded by the number of distinct call-sites. */
@@ -17,7 +20,10 @@
 
 #define VT_GROWTH_WINDOWS 10
 
-enum { VT_STEPS_RANGES, VT_STEPS_MARKS, VT_STEPS_TIME };
+/* The period is looked for in the trace's first this many runs of device allocations. */
+#define VT_GROWTH_PERIOD_SAMPLE 32768
+
+enum { VT_STEPS_RANGES, VT_STEPS_MARKS, VT_STEPS_PERIOD, VT_STEPS_TIME };
 
 typedef struct vt_growth_site_s {
     uint32_t device, stack_id;
@@ -34,7 +40,13 @@ typedef struct vt_growth_s {
     char keyword[8];    /* "step", "iter", "epoch"; "" for every mark or time windows */
     uint64_t n_samples; /* step boundaries seen (and the end, after vt_growth_finish) */
     uint64_t window_ns, next_window_ns; /* VT_STEPS_TIME */
-    vt_growth_site_t *sites;            /* open addressing on (device, stack, category) */
+    /* VT_STEPS_PERIOD, counted in runs of device allocations of one token (growth.c): a step
+     * starts with run next_step_run, every period_runs runs, n_period_steps times (the last
+     * ends at or before the trace's last run); period_allocs: the allocations of the first. */
+    uint64_t period_runs, period_allocs, next_step_run, n_period_steps;
+    uint64_t n_allocs_seen, n_runs_seen;
+    uint32_t last_token;
+    vt_growth_site_t *sites; /* open addressing on (device, stack, category) */
     size_t n_sites, cap_sites;
 } vt_growth_t;
 

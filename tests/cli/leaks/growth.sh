@@ -1,6 +1,8 @@
 # Growth from step to step: steps from ranges named like "step" (the "epoch" range around them
 # is not one), a site keeping 4 MiB per step, a site allocated once (steady), activations freed
-# every step; text and --json. Then the same steps as marks, and without either (time windows).
+# every step; text and --json. Then the same steps as marks; without either, the allocations' own
+# repetition (a weights allocation before it); and when nothing repeats (activations of a new size
+# every step), time windows.
 cat >steps.script <<'T'
 process t0=1000000000 start=1700000000000000000 pid=7 exe=/bin/train
 device 0 "Sim GPU" 16G
@@ -37,7 +39,12 @@ echo "-- marks"
 sed 's/^push dt=1000 thread=1 "train_step \(.\)"/mark dt=1000 thread=1 "iteration \1"/; /^pop/d; /epoch/d' steps.script >marks.script
 vt-mktrace marks.vtr marks.script || exit
 vramtrace leaks marks.vtr | head -2
+echo "-- the allocations' repetition"
+grep -v -e '^push' -e '^pop' steps.script >period.script
+vt-mktrace period.vtr period.script || exit
+vramtrace leaks period.vtr | head -2
+vramtrace leaks period.vtr --json | grep -A5 '"steps"'
 echo "-- time windows"
-grep -v -e '^push' -e '^pop' steps.script >time.script
+awk '/size=64M/ { n++; sub(/size=64M/, "size=" (64 - 16 * n) "M") } { print }' period.script >time.script
 vt-mktrace time.vtr time.script || exit
 vramtrace leaks time.vtr | head -2

@@ -3,7 +3,8 @@
 # growth.sh VRAMTRACE LEAK_STEPS: leak_steps on the simulated device, with marks and without;
 # `leaks --json` must rank the 4 MiB-per-step site first among the growing call-sites (grown
 # 30 x 4 MiB, 4 MiB per step, in every step), ahead of the larger weights and Adam moments, which
-# lead the live-at-exit section.
+# lead the live-at-exit section. Without marks the steps are the allocations' own repetition:
+# the true count, 30, of three allocations each.
 set -eu
 vt=$1 prog=$2
 tmp=$(mktemp -d)
@@ -20,7 +21,7 @@ bad = []
 steps = got["steps"]
 if mode == "marks" and (steps["source"], steps["keyword"], steps["count"]) != ("marks", "step", 30):
     bad.append(f"steps {steps}")
-if mode == "none" and steps["source"] != "time":
+if mode == "none" and (steps["source"], steps["count"], steps["period_allocs"]) != ("period", 30, 3):
     bad.append(f"steps {steps}")
 growing = got["growing"]
 if not growing:
@@ -28,10 +29,9 @@ if not growing:
 else:
     top = growing[0]
     mib = 1024 * 1024
-    want_steps = 30 if mode == "marks" else None
-    if top["grown_bytes"] < 4 * mib * (29 if mode == "marks" else 20) or top["live_bytes"] != 120 * mib:
+    if top["grown_bytes"] != 4 * mib * 30 or top["live_bytes"] != 120 * mib:
         bad.append(f"first growing site {top['grown_bytes']} grown, {top['live_bytes']} live")
-    if mode == "marks" and (top["per_step_bytes"] != 4 * mib or top["steps_grown"] != 30):
+    if top["per_step_bytes"] != 4 * mib or top["steps_grown"] != 30:
         bad.append(f"per step {top['per_step_bytes']} in {top['steps_grown']} steps")
     # Named when the program's symbols are read (libdw); never one of the steady sites.
     if any("alloc_" in f for f in top["frames"]):

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* A training loop with a leak: weights (128 MiB) and Adam's two moments (2 x 160 MiB) allocated
- * once, activations allocated and freed every step, and 4 MiB per step kept in a list nobody
+ * once, activations (two buffers of one call-site) allocated and freed every step, and 4 MiB per step kept in a list nobody
  * frees (a history of losses kept on the device, say) for STEPS steps. Each step starts with a
  * mark ("marks", vramtrace_mark), or nothing marks the steps ("none": a short sleep per step
- * spreads them over time). Weights and moments are never freed, as in a framework, so they
+ * spreads them over time; the steps are found from the allocations' own repetition). Weights and moments are never freed, as in a framework, so they
  * lead the memory live at exit.
  *   usage: leak_steps STEPS marks|none */
 #include <stdio.h>
@@ -69,8 +69,9 @@ int main(int argc, char **argv)
         } else {
             nanosleep(&(struct timespec){0, 2000000}, NULL);
         }
-        void *act = alloc_activations();
+        void *act = alloc_activations(), *act_grad = alloc_activations();
         history[s] = keep_loss_history();
+        cudaFree(act_grad);
         cudaFree(act);
     }
     /* Weights and moments stay live to the exit, as a framework's do. */
