@@ -7,6 +7,15 @@
 
 #define FRAME_BYTES_MAX 1024
 
+/* The first recorded module holding ip, as the symbolizer picks it, or NULL. */
+static const vt_trace_module_t *module_of(const vt_reader_t *r, uint64_t ip)
+{
+    for (uint64_t i = 0; i < r->n_modules; i++)
+        if (ip >= r->modules[i].lo && ip < r->modules[i].hi)
+            return &r->modules[i];
+    return NULL;
+}
+
 /* The parts of frame id into f (text in text[cap], the Python file and function split into
  * file and function). Returns the parent id. */
 static uint32_t frame_parts(const vt_frames_opts_t *o, const vt_reader_t *r, uint32_t id,
@@ -38,7 +47,12 @@ static uint32_t frame_parts(const vt_frames_opts_t *o, const vt_reader_t *r, uin
     f->function = function;
     vt_sym_frame_t sf;
     if (o->sym) {
-        vt_symbolize(o->sym, ip, &sf);
+        bool named = vt_symbolize(o->sym, ip, &sf);
+        const vt_trace_module_t *m;
+        if (!named && o->across_processes && sf.module && (m = module_of(r, ip)) != NULL) {
+            snprintf(text, cap, "%s+0x%" PRIx64, sf.module, ip - m->load_bias);
+            f->function = text;
+        }
         if (sf.function)
             f->function = sf.function;
         if (sf.file)
@@ -116,9 +130,8 @@ static int json_frame(void *ctx, const char *frame)
     return 0;
 }
 
-static int json_frame_object(void *ctx, const vt_frame_t *f)
+void vt_frames_json_object(vt_json_t *j, const vt_frame_t *f)
 {
-    vt_json_t *j = ctx;
     vt_json_begin_object(j, NULL);
     vt_json_string(j, "function", f->function);
     vt_json_string(j, "file", f->file);
@@ -126,6 +139,11 @@ static int json_frame_object(void *ctx, const vt_frame_t *f)
     vt_json_string(j, "module", f->module);
     vt_json_bool(j, "python", f->python);
     vt_json_end_object(j);
+}
+
+static int json_frame_object(void *ctx, const vt_frame_t *f)
+{
+    vt_frames_json_object(ctx, f);
     return 0;
 }
 

@@ -25,6 +25,10 @@ typedef struct vt_frames_opts_s {
     int max_frames;       /* frames shown; 0: all */
     size_t frame_bytes;   /* a frame's text kept, NUL included (at most 1024); 0: VT_FRAME_BYTES */
     bool shown;           /* only the frames a view shows (vt_symbolize_shown: sym->all_frames) */
+    /* A native frame the symbolizer cannot name reads "module+0xOFFSET" from its module's load
+     * bias (text and function) rather than its address, which ASLR moves: the same frame reads
+     * the same in every process, as views that match call-sites across processes need. */
+    bool across_processes;
 } vt_frames_opts_t;
 
 /* One frame as its parts, for the formats that keep them apart (JSON objects, memory_viz,
@@ -45,6 +49,9 @@ typedef int (*vt_frame_parts_fn)(void *ctx, const vt_frame_t *frame);
 /* vt_frames_walk_parts: vt_frames_walk with each frame's parts. Returns as vt_frames_walk. */
 int vt_frames_walk_parts(const vt_frames_opts_t *o, const vt_reader_t *r, uint32_t stack_id,
                          vt_frame_parts_fn fn, void *ctx);
+
+/* vt_frames_json_object: one frame as the JSON object {function, file, line, module, python}. */
+void vt_frames_json_object(vt_json_t *j, const vt_frame_t *frame);
 
 /* Called with the text of each frame shown, innermost first; returns 0 to go on, -1 to stop. */
 typedef int (*vt_frame_fn)(void *ctx, const char *frame);

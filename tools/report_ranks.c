@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 
 #include "sat.h"
+#include "frames.h"
 #include "json.h"
 #include "load.h"
 #include "report_ranks.h"
@@ -25,6 +26,7 @@
 
 #define FRAME_CAP       512
 #define TEXT_MAX_FRAMES 8 /* as a single trace's report */
+#define PART_HEAD       5 /* a packed frame's line (4 bytes, host order) and python flag */
 
 typedef struct rank_row_s {
     const char *path;
@@ -46,6 +48,10 @@ typedef struct rank_row_s {
  * Ranks are added one after the other, so rank_bytes sums the current rank's share. */
 typedef struct merged_site_s {
     char *frames; /* malloc'd: the frames from the leaf, each ending in '\n'; "" for none */
+    /* In the same allocation after frames' NUL, the same frames as parts (vt_frame_t) for JSON,
+     * each packed as PART_HEAD then function, file and module, each ending in NUL. */
+    const char *parts;
+    size_t parts_len;
     uint64_t hash, bytes, n_allocs, max_bytes, rank_bytes;
     size_t n_ranks, last_row, max_row; /* rows[] indices in reading order */
     uint8_t category, used;
@@ -93,12 +99,12 @@ static const char *who(const rank_row_t *row)
 
 /* ---- the merged call-site table ------------------------------------------------------------ */
 
-static int buf_put(text_buf_t *b, const char *s)
+/* Appends n bytes of data to b, which stays NUL-terminated. */
+static int buf_bytes(text_buf_t *b, const void *data, size_t n)
 {
-    size_t n = strlen(s);
-    if (b->len + n + 2 > b->cap) {
+    if (b->len + n + 1 > b->cap) {
         size_t cap = b->cap ? b->cap : 256;
-        while (b->len + n + 2 > cap)
+        while (b->len + n + 1 > cap)
             cap *= 2;
         char *p = realloc(b->p, cap);
         if (!p)
@@ -106,11 +112,53 @@ static int buf_put(text_buf_t *b, const char *s)
         b->p = p;
         b->cap = cap;
     }
-    memcpy(b->p + b->len, s, n);
+    memcpy(b->p + b->len, data, n);
     b->len += n;
-    b->p[b->len++] = '\n';
     b->p[b->len] = '\0';
     return 0;
+}
+
+/* Appends s and a newline. */
+static int buf_put(text_buf_t *b, const char *s)
+{
+    return buf_bytes(b, s, strlen(s)) || buf_bytes(b, "\n", 1) ? -1 : 0;
+}
+
+/* A call-site's frames as the merged table keeps them: the text (its key) and the parts. */
+typedef struct site_key_s {
+    text_buf_t text, parts;
+} site_key_t;
+
+static int key_frame(void *ctx, const vt_frame_t *f)
+{
+    site_key_t *k = ctx;
+    char head[PART_HEAD];
+    uint32_t line = f->line;
+    memcpy(head, &line, sizeof(line));
+    head[4] = f->python;
+    if (buf_put(&k->text, f->text) != 0 || buf_bytes(&k->parts, head, sizeof(head)) != 0 ||
+        buf_bytes(&k->parts, f->function, strlen(f->function) + 1) != 0 ||
+        buf_bytes(&k->parts, f->file, strlen(f->file) + 1) != 0 ||
+        buf_bytes(&k->parts, f->module, strlen(f->module) + 1) != 0)
+        return -1;
+    return 0;
+}
+
+/* The packed frame at p into f (its strings point into p); returns the next one. */
+static const char *frame_unpack(const char *p, vt_frame_t *f)
+{
+    uint32_t line;
+    memcpy(&line, p, sizeof(line));
+    memset(f, 0, sizeof(*f));
+    f->line = line;
+    f->python = p[4] != 0;
+    p += PART_HEAD;
+    f->function = p;
+    p += strlen(p) + 1;
+    f->file = p;
+    p += strlen(p) + 1;
+    f->module = p;
+    return p + strlen(p) + 1;
 }
 
 static uint64_t site_hash(const char *frames, uint8_t category)
@@ -135,7 +183,7 @@ static merged_site_t *site_slot(merged_site_t *slots, size_t cap, uint64_t hash,
 /* Adds bytes of the call-site (frames, category) of rows[row] to t; rows[row] is the rank being
  * read, rows[0..row] hold the ranks read so far (unsorted). Returns 0, or -1 when out of
  * memory. */
-static int site_add(site_table_t *t, const rank_row_t *rows, size_t row, const char *frames,
+static int site_add(site_table_t *t, const rank_row_t *rows, size_t row, const site_key_t *key,
                     uint8_t category, uint64_t bytes, uint64_t n_allocs)
 {
     if (2 * (t->n + 1) > t->cap) {
@@ -151,11 +199,18 @@ static int site_add(site_table_t *t, const rank_row_t *rows, size_t row, const c
         t->slots = slots;
         t->cap = cap;
     }
+    const char *frames = key->text.len ? key->text.p : "";
     uint64_t hash = site_hash(frames, category);
     merged_site_t *e = site_slot(t->slots, t->cap, hash, frames, category);
     if (!e->used) {
-        if (!(e->frames = strdup(frames)))
+        size_t text_len = strlen(frames);
+        if (!(e->frames = malloc(text_len + 1 + key->parts.len)))
             return -1;
+        memcpy(e->frames, frames, text_len + 1);
+        if (key->parts.len)
+            memcpy(e->frames + text_len + 1, key->parts.p, key->parts.len);
+        e->parts = e->frames + text_len + 1;
+        e->parts_len = key->parts.len;
         e->used = 1;
         e->hash = hash;
         e->category = category;
@@ -201,37 +256,6 @@ static int site_order(const void *pa, const void *pb)
     return strcmp(a->frames, b->frames);
 }
 
-/* The first recorded module holding ip, as the symbolizer picks it, or NULL. */
-static const vt_trace_module_t *module_of(const vt_reader_t *r, uint64_t ip)
-{
-    for (uint64_t i = 0; i < r->n_modules; i++)
-        if (ip >= r->modules[i].lo && ip < r->modules[i].hi)
-            return &r->modules[i];
-    return NULL;
-}
-
-/* One frame of stack id as the merged view shows it and matches it across ranks: the report's
- * symbolized text when the function is known (it holds no address), "module+0xOFFSET" from the
- * module's load bias when only the module is (the address moves with ASLR, the offset does
- * not), the address when it is in no module, and a Python frame as it is. Returns the parent
- * id (0 at the root). */
-static uint32_t frame_text(vt_symbolizer_t *sym, const vt_reader_t *r, uint32_t id, char *buf,
-                           size_t cap)
-{
-    if (!sym || id == 0 || id >= r->n_stacks || (r->stacks[id].ip & VT_PYFRAME_BIT))
-        return vt_symbolize_frame(sym, r, id, buf, cap);
-    uint64_t ip = r->stacks[id].ip;
-    const vt_trace_module_t *m;
-    vt_sym_frame_t f;
-    if (vt_symbolize(sym, ip, &f))
-        vt_symbolize_format(&f, ip, buf, cap);
-    else if (f.module && (m = module_of(r, ip)) != NULL)
-        snprintf(buf, cap, "%s+0x%" PRIx64, f.module, ip - m->load_bias);
-    else
-        snprintf(buf, cap, "0x%" PRIx64, ip);
-    return r->stacks[id].parent_id;
-}
-
 /* Adds the call-sites live at the peak of rows[row] (the trace r, read to its end) to t: sites
  * (n_sites of them, taken over) as the first pass kept them (kept: vt_analysis_peak_sites's
  * result), or, when it could not (kept 1), from a second pass stopped at the record that made
@@ -259,20 +283,19 @@ static int merge_peak_sites(site_table_t *t, rank_row_t *rows, size_t row, const
     /* The whole trace's modules and stacks: a library may be recorded after the peak. */
     vt_symbolizer_t sym;
     int have_sym = vt_symbolizer_init_trace(&sym, r) == 0;
-    text_buf_t key = {NULL, 0, 0};
-    char frame[FRAME_CAP];
+    /* Every frame, matched across processes (ASLR moves the addresses, not the offsets). */
+    vt_frames_opts_t frames = {.sym = have_sym ? &sym : NULL, .across_processes = true};
+    site_key_t key = {{NULL, 0, 0}, {NULL, 0, 0}};
     for (size_t i = 0; rc == 0 && i < n_sites; i++) {
-        key.len = 0;
-        for (uint32_t id = sites[i].stack_id; rc == 0 && id;) {
-            id = frame_text(have_sym ? &sym : NULL, r, id, frame, sizeof(frame));
-            rc = buf_put(&key, frame);
-        }
+        key.text.len = key.parts.len = 0;
+        if (vt_frames_walk_parts(&frames, r, sites[i].stack_id, key_frame, &key) < 0)
+            rc = -1;
         if (rc == 0)
-            rc = site_add(t, rows, row, key.len ? key.p : "", sites[i].category, sites[i].bytes,
-                          sites[i].n_allocs);
+            rc = site_add(t, rows, row, &key, sites[i].category, sites[i].bytes, sites[i].n_allocs);
     }
     rows[row].has_sites = rc == 0;
-    free(key.p);
+    free(key.text.p);
+    free(key.parts.p);
     free(sites);
     if (have_sym)
         vt_symbolizer_release(&sym);
@@ -611,6 +634,13 @@ static void print_json(const job_t *job)
             snprintf(frame, sizeof(frame), "%.*s", (int)(nl - f), f);
             vt_json_string(&j, NULL, frame);
             f = nl + 1;
+        }
+        vt_json_end_array(&j);
+        vt_json_begin_array(&j, "stack");
+        for (const char *p = e->parts; p < e->parts + e->parts_len;) {
+            vt_frame_t f;
+            p = frame_unpack(p, &f);
+            vt_frames_json_object(&j, &f);
         }
         vt_json_end_array(&j);
         vt_json_end_object(&j);

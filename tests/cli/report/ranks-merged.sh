@@ -1,5 +1,6 @@
 # The merged views of a torchrun job of four ranks: by category at each rank's peak (sum, max
-# and its rank, min, max/mean), the call-sites matched across ranks by their frames, the OOMs.
+# and its rank, min, max/mean), the call-sites matched across ranks by their frames (in JSON
+# also as frame objects), the OOMs.
 # Every rank loaded libtorch_cuda.so at another address (ASLR) and numbers its stacks in its own
 # order, so a call-site is matched by its frames' text: the module and offset of a native frame
 # whose function is unknown, never its address or stack id.
@@ -74,6 +75,16 @@ assert [(s["category"], s["bytes"], s["ranks"], s["max_rank"]) for s in top] == 
     ("optimizer", 768 << 20, 2, 2), ("activations", 256 << 20, 1, 1)]
 assert top[0]["frames"][:2] == ["libtorch_cuda.so+0x401000", "libtorch_cuda.so+0x401300"]
 assert not any("0x7f" in f for s in top for f in s["frames"])
+# The same frames as objects, as a single trace's report gives them: the native frame by its
+# module and offset (the same on every rank), the Python frames by file, function and line.
+for s in top:
+    assert [f["function"] if not f["python"] else f'{f["file"]}:{f["function"]}:{f["line"]}'
+            for f in s["stack"]] == s["frames"], s
+    assert all(set(f) == {"function", "file", "line", "module", "python"} for f in s["stack"])
+assert top[0]["stack"][0] == {"function": "libtorch_cuda.so+0x401000", "file": "", "line": 0,
+                              "module": "libtorch_cuda.so", "python": False}, top[0]["stack"][0]
+assert top[0]["stack"][2] == {"function": "forward", "file": "train.py", "line": 35,
+                              "module": "", "python": True}, top[0]["stack"][2]
 assert d["total_ooms"] == 1 and d["first_oom"]["rank"] == 2
 print("json ok")
 P

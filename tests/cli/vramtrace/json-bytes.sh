@@ -41,6 +41,9 @@ print("exe:", ascii(r["process"]["exe"]), "cmdline:", ascii(r["process"]["cmdlin
 p = json.load(open("perfetto.json", encoding="utf-8"))
 print("phases:", ascii(sorted({e["name"] for e in p["traceEvents"] if e["ph"] in "Bi"})))
 print("threads:", ascii(sorted({e["args"]["name"] for e in p["traceEvents"] if e["name"] == "thread_name"})))
+ranks = json.load(open("ranks.json", encoding="utf-8"))
+print("ranks' frames:", ascii([(f["function"], f["file"], f["line"], f["python"])
+                              for f in ranks["top_sites"][0]["stack"]]))
 s = json.load(open("speedscope.json", encoding="utf-8"))
 print("frames:", ascii([(f["name"], f.get("file"), f.get("line")) for f in s["shared"]["frames"]]))
 P
