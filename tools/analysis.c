@@ -493,6 +493,11 @@ int vt_analyze_recategorized(vt_reader_t *r, vt_analysis_t *a, uint64_t stop_aft
     return analyze(r, a, stop_after, false, 0);
 }
 
+int vt_analyze_more(vt_reader_t *r, vt_analysis_t *a)
+{
+    return analyze(r, a, UINT64_MAX, false, 0);
+}
+
 int vt_analyze_keeping_peaks(vt_reader_t *r, vt_analysis_t *a, vt_recategorize_fn fn, void *ctx)
 {
     memset(a, 0, sizeof(*a));

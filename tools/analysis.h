@@ -104,6 +104,13 @@ int vt_analyze_keeping_peaks(vt_reader_t *r, vt_analysis_t *a, vt_recategorize_f
 int vt_analyze_until(vt_reader_t *r, vt_analysis_t *a, uint64_t t_ns, vt_recategorize_fn fn,
                      void *ctx);
 
+/* vt_analyze_more: goes on with a (zeroed by the caller before the first call, or filled by the
+ * calls before) over the records of r not read yet, to the end of what is there, with the fast
+ * path of vt_analyze: a trace being followed (vt_reader_follow) read in one go at each look.
+ * Returns -1 when the reader failed; 0 otherwise, with r->state 0 when the analysis stopped
+ * short (out of memory) and nonzero at the end of what was written. */
+int vt_analyze_more(vt_reader_t *r, vt_analysis_t *a);
+
 /* vt_analysis_apply: one record ev of r into a (zeroed by the caller before the first), for
  * commands that look at the analysis as the trace streams by; vt_analyze is a loop of it.
  * Returns 0, or -1 when out of memory (r->err says so and the reader is failed). */

@@ -202,27 +202,24 @@ static double since(const struct timespec *t0, const struct timespec *t1)
     return (double)(t1->tv_sec - t0->tv_sec) + (double)(t1->tv_nsec - t0->tv_nsec) / 1e9;
 }
 
-/* Reads what was appended since the last time. */
+/* Reads what was appended since the last time, all of it at once: a trace already long when
+ * top starts is read in one pass of the analysis before the first snapshot. */
 static void top_read(top_t *t)
 {
-    vt_event_t ev;
-    while (t->state == 0) {
-        int rc = vt_reader_next(&t->r, &ev);
-        if (rc > 0) {
-            if (vt_analysis_apply(&t->a, &t->r, &ev) != 0)
+    if (t->state == 0) {
+        if (vt_analyze_more(&t->r, &t->a) != 0) {
+            t->state = -1;
+        } else if (t->r.state == 0) {
+            snprintf(t->r.err, sizeof(t->r.err), "'%s': out of memory following the trace",
+                     t->path);
+            t->state = -1;
+        } else {
+            int more = vt_reader_follow(&t->r);
+            if (more < 0)
                 t->state = -1;
-            continue;
+            else if (more == 0)
+                t->state = 1;
         }
-        if (rc < 0) {
-            t->state = -1;
-            break;
-        }
-        int more = vt_reader_follow(&t->r);
-        if (more < 0)
-            t->state = -1;
-        else if (more == 0)
-            t->state = 1;
-        break;
     }
     if (t->pid && t->state == 0) {
         char proc[64];

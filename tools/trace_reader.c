@@ -746,10 +746,17 @@ int vt_reader_follow(vt_reader_t *r)
         return 0;
     if (r->state == 0)
         return 1;
+    /* The file open, not the name: a name removed or reused by another run leaves the file
+     * the writer still writes. */
     struct stat st;
-    if (stat(r->path, &st) != 0)
+    if (fstat(r->fd, &st) != 0)
         return vt_reader_fail(r, "cannot read '%s': %s", r->path, strerror(errno));
     size_t size = (size_t)st.st_size, mapped_len = r->trimmed_size ? r->trimmed_size : r->size;
+    if (size < r->pos)
+        return vt_reader_fail(r,
+                              "'%s': the trace was cut to %zu bytes while it was read, below the "
+                              "%zu bytes read (another process truncated or rewrote it)",
+                              r->path, size, r->pos);
     if (size > mapped_len) {
         /* The writer extended the file: map the rest. Strings are kept as offsets; the build
          * ids of the modules point into the mapping and move with it. */

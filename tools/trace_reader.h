@@ -223,9 +223,10 @@ void vt_reader_release(vt_reader_t *r);
 /* vt_reader_follow: for a trace still being written (the writer stores a record's type byte
  * last, so what the reader sees is whole). After vt_reader_next returned 0 at the end of what
  * was written so far, looks at the file again (mapping what it grew by) so that vt_reader_next
- * goes on from there: the file is read once, not again each time. Returns 1 while more may
- * come, 0 once the END record was read (the process exited), -1 when the reader failed (r->err;
- * a damaged record stays damaged). */
+ * goes on from there: the file is read once, not again each time. The file is the one opened,
+ * whatever its name points to now. Returns 1 while more may come, 0 once the END record was
+ * read (the process exited), -1 when the reader failed (r->err; a damaged record stays damaged)
+ * or the file was cut below what was read already. */
 int vt_reader_follow(vt_reader_t *r);
 
 /* The bytes of string id (not NUL-terminated), or NULL when id is 0 or not defined yet. */
