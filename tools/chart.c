@@ -356,13 +356,15 @@ void vt_chart_svg(FILE *out, const char *path, const vt_reader_t *r, const vt_an
 }
 
 int vt_chart_svg_trace(const char *path, FILE *out, vt_stream_fn also, void *also_ctx,
-                       uint64_t *span_ns)
+                       vt_recategorize_fn recat, void *recat_ctx, uint64_t *span_ns)
 {
     vt_timeline_t tl;
     vt_timeline_init(&tl);
     tl.columns = 1;
     tl.also = also;
     tl.also_ctx = also_ctx;
+    tl.recategorize = recat;
+    tl.recategorize_ctx = recat_ctx;
     vt_reader_t r;
     vt_analysis_t a;
     *span_ns = 0;

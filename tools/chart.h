@@ -21,10 +21,10 @@ void vt_chart_svg(FILE *out, const char *path, const vt_reader_t *r, const vt_an
 
 /* vt_chart_svg_trace: streams the trace at path and writes its chart to out as an <svg> element
  * without the XML declaration, for inline use in HTML. also (NULL: none) sees every record of
- * the same pass (timeline.h); *span_ns gets the time from t0 to the last event. Problems are said
- * with error(), as `timeline` says them. Returns 0, 1 when the trace is damaged part-way (the
- * chart shows what came before), -1 when it is unreadable or out of memory (out may hold a
- * partial chart). */
+ * the same pass (timeline.h); recat (NULL: none) decides each allocation's category for both;
+ * *span_ns gets the time from t0 to the last event. Problems are said with error(), as
+ * `timeline` says them. Returns 0, 1 when the trace is damaged part-way (the chart shows what
+ * came before), -1 when it is unreadable or out of memory (out may hold a partial chart). */
 int vt_chart_svg_trace(const char *path, FILE *out, vt_stream_fn also, void *also_ctx,
-                       uint64_t *span_ns);
+                       vt_recategorize_fn recat, void *recat_ctx, uint64_t *span_ns);
 #endif

@@ -223,12 +223,24 @@ typedef struct page_parts_s {
 
 /* The timeline chart, with the call-sites' own peaks taken in the same pass (the page's first);
  * *span_ns gets the trace's length. */
-static int timeline(const char *path, page_parts_t *parts, uint64_t *span_ns)
+/* The recategorizer of rep (--rules), rewound for another pass over the trace; NULL without
+ * rules. */
+static vt_recategorizer_t *recat_pass(const vt_report_t *rep)
+{
+    if (rep->recat)
+        vt_recategorizer_rewind(rep->recat);
+    return rep->recat;
+}
+
+static int timeline(const char *path, const vt_report_t *rep, page_parts_t *parts,
+                    uint64_t *span_ns)
 {
     FILE *mem = open_memstream(&parts->svg, &parts->svg_len);
     if (!mem)
         return error("out of memory drawing the timeline of '%s'", path);
-    int rc = vt_chart_svg_trace(path, mem, vt_page_sites_on_record, &parts->data, span_ns);
+    vt_recategorizer_t *recat = recat_pass(rep);
+    int rc = vt_chart_svg_trace(path, mem, vt_page_sites_on_record, &parts->data,
+                                recat ? vt_recategorize : NULL, recat, span_ns);
     if (fclose(mem) != 0)
         rc = error("out of memory drawing the timeline of '%s'", path);
     return rc;
@@ -241,7 +253,8 @@ static int page_parts(const char *path, const vt_report_t *rep, page_parts_t *pa
     if (parts->data.oom ||
         vt_page_choose(&parts->data, rep->sites_device, rep->sites, vt_report_n_shown(rep)) != 0)
         return error("out of memory following the call-sites of '%s'", path);
-    vt_page_collect(&parts->data, path, span_ns);
+    vt_recategorizer_t *recat = recat_pass(rep);
+    vt_page_collect(&parts->data, path, span_ns, recat ? vt_recategorize : NULL, recat);
     if (parts->data.oom)
         return error("out of memory following the call-sites of '%s'", path);
     if (!rep->a.n_ooms)
@@ -614,18 +627,19 @@ int cmd_html(int argc, char **argv)
         return 1;
     }
 
-    /* The chart's pass says the trace's problems; the report's passes stay quiet. */
+    /* The report first: with --rules its recategorizer decides the categories of the chart's
+     * and the page data's passes too. The chart's pass says the trace's problems; the report's
+     * passes stay quiet. */
     static page_parts_t parts; /* static: zeroed */
     uint64_t span_ns = 0;
-    int trc = timeline(path, &parts, &span_ns);
     vt_report_t rep;
     memset(&rep, 0, sizeof(rep));
     rep.path = path;
     rep.quiet = 1;
     rep.category = -1;
     vt_report_opts_apply(&opts, &rep);
-    if (trc >= 0)
-        rc = vt_report_load(&rep);
+    rc = vt_report_load(&rep);
+    int trc = timeline(path, &rep, &parts, &span_ns);
     if (trc >= 0 && rc >= 0 && page_parts(path, &rep, &parts, span_ns) == 0 &&
         save(out_arg ? out_arg : out_path, &rep, &parts) == 0) {
         if (!out_arg || strcmp(out_arg, "-") != 0)

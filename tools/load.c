@@ -32,11 +32,13 @@ int vt_trace_peak_sites(const char *path, const vt_analysis_t *a, const vt_devic
     return rc;
 }
 
-static int stream(const char *path, vt_reader_t *r, vt_analysis_t *a, vt_stream_fn fn, void *ctx,
-                  bool quiet, bool keep_peaks)
+static int stream(const char *path, vt_reader_t *r, vt_analysis_t *a, vt_recategorize_fn recat,
+                  void *recat_ctx, vt_stream_fn fn, void *ctx, bool quiet, bool keep_peaks)
 {
     memset(a, 0, sizeof(*a));
     a->keep_peaks = keep_peaks;
+    a->recategorize = recat;
+    a->recategorize_ctx = recat_ctx;
     if (vt_reader_open(r, path) != 0) {
         if (!quiet)
             error("%s", r->err);
@@ -79,19 +81,25 @@ static int stream(const char *path, vt_reader_t *r, vt_analysis_t *a, vt_stream_
 
 int vt_trace_stream(const char *path, vt_reader_t *r, vt_analysis_t *a, vt_stream_fn fn, void *ctx)
 {
-    return stream(path, r, a, fn, ctx, false, false);
+    return stream(path, r, a, NULL, NULL, fn, ctx, false, false);
 }
 
 int vt_trace_stream_keeping_peaks(const char *path, vt_reader_t *r, vt_analysis_t *a,
                                   vt_stream_fn fn, void *ctx)
 {
-    return stream(path, r, a, fn, ctx, false, true);
+    return stream(path, r, a, NULL, NULL, fn, ctx, false, true);
 }
 
 int vt_trace_stream_quiet(const char *path, vt_reader_t *r, vt_analysis_t *a, vt_stream_fn fn,
                           void *ctx)
 {
-    return stream(path, r, a, fn, ctx, true, false);
+    return stream(path, r, a, NULL, NULL, fn, ctx, true, false);
+}
+
+int vt_trace_stream_as(const char *path, vt_reader_t *r, vt_analysis_t *a, vt_recategorize_fn recat,
+                       void *recat_ctx, bool quiet, vt_stream_fn fn, void *ctx)
+{
+    return stream(path, r, a, recat, recat_ctx, fn, ctx, quiet, false);
 }
 
 void vt_trace_warn(const char *path, const vt_reader_t *r, const vt_analysis_t *a)

@@ -48,6 +48,11 @@ int vt_trace_stream_keeping_peaks(const char *path, vt_reader_t *r, vt_analysis_
 int vt_trace_stream_quiet(const char *path, vt_reader_t *r, vt_analysis_t *a, vt_stream_fn fn,
                           void *ctx);
 
+/* vt_trace_stream (quiet: vt_trace_stream_quiet) with the category of each ALLOC decided by recat
+ * (NULL: the recorded ones), as vt_trace_load_as decides them. */
+int vt_trace_stream_as(const char *path, vt_reader_t *r, vt_analysis_t *a, vt_recategorize_fn recat,
+                       void *recat_ctx, bool quiet, vt_stream_fn fn, void *ctx);
+
 /* The warnings of a trace read to its end: no END record (the process died), events the
  * library dropped, the VRAMTRACE_MAX_SIZE cap reached. One line each with error(). */
 void vt_trace_warn(const char *path, const vt_reader_t *r, const vt_analysis_t *a);

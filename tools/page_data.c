@@ -297,12 +297,13 @@ static int collect_record(void *ctx, const vt_reader_t *r, const vt_analysis_t *
     return 0;
 }
 
-int vt_page_collect(vt_page_data_t *p, const char *path, uint64_t span_ns)
+int vt_page_collect(vt_page_data_t *p, const char *path, uint64_t span_ns, vt_recategorize_fn recat,
+                    void *recat_ctx)
 {
     vt_reader_t r;
     vt_analysis_t a;
     p->span_ns = span_ns;
-    int rc = vt_trace_stream_quiet(path, &r, &a, collect_record, p);
+    int rc = vt_trace_stream_as(path, &r, &a, recat, recat_ctx, true, collect_record, p);
     if (rc >= 0) {
         vt_analysis_release(&a);
         vt_reader_release(&r);

@@ -80,9 +80,11 @@ int vt_page_sites_on_record(void *ctx, const vt_reader_t *r, const vt_analysis_t
  * when out of memory. */
 int vt_page_choose(vt_page_data_t *p, uint32_t must_device, const vt_site_t *must, size_t n_must);
 
-/* Pass 2: streams path again with the columns of width span_ns / VT_PAGE_COLS. Returns as
- * vt_trace_stream (quietly: the first pass said the trace's problems); a and r are released. */
-int vt_page_collect(vt_page_data_t *p, const char *path, uint64_t span_ns);
+/* Pass 2: streams path again with the columns of width span_ns / VT_PAGE_COLS, each allocation's
+ * category decided by recat (NULL: the recorded one), as in pass 1. Returns as vt_trace_stream
+ * (quietly: the first pass said the trace's problems); a and r are released. */
+int vt_page_collect(vt_page_data_t *p, const char *path, uint64_t span_ns, vt_recategorize_fn recat,
+                    void *recat_ctx);
 
 /* The followed site of (device, stack_id, category) as numbered in the page's data, or -1. */
 long vt_page_site_number(const vt_page_data_t *p, uint32_t device, uint32_t stack_id,

@@ -250,7 +250,8 @@ void vt_timeline_init(vt_timeline_t *tl)
 
 int vt_timeline_stream(vt_timeline_t *tl, const char *path, vt_reader_t *r, vt_analysis_t *a)
 {
-    return vt_trace_stream(path, r, a, on_record, tl);
+    return vt_trace_stream_as(path, r, a, tl->recategorize, tl->recategorize_ctx, false, on_record,
+                              tl);
 }
 
 void vt_timeline_release(vt_timeline_t *tl)

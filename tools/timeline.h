@@ -73,6 +73,8 @@ typedef struct vt_timeline_s {
     vt_stream_fn also; /* called with every record after the timeline took it (html's page data
                         * in the same pass); NULL: none */
     void *also_ctx;
+    vt_recategorize_fn recategorize; /* decides each ALLOC's category; NULL: the recorded one */
+    void *recategorize_ctx;
 } vt_timeline_t;
 
 /* vt_timeline_init: an empty timeline; set row (and row_ctx) or columns before streaming. */
