@@ -22,8 +22,8 @@ typedef enum vt_category_e {
 extern const char *const vt_category_names[VT_CAT_COUNT];
 int vt_category_from_name(const char *name, size_t len); /* -1 when not a category */
 
-/* Rule fields: what a glob is matched against. The first four are properties of a frame (a
- * line matches when any frame of the call-site matches); the rest of the allocation. */
+/* Rule fields: what a pattern is matched against. The first four are properties of a frame (frame
+ * rules); the rest of the allocation (context rules). */
 typedef enum vt_rule_field_e {
     VT_FIELD_FUNC,   /* native function symbol */
     VT_FIELD_MODULE, /* shared object basename */
@@ -38,31 +38,76 @@ typedef enum vt_rule_field_e {
 
 extern const char *const vt_rule_field_names[VT_FIELD_COUNT];
 
-#define VT_RULES_MAX       256
-#define VT_RULES_POOL_SIZE 32768
+/* A user's file holds at most VT_RULES_FILE_MAX rules and VT_RULES_FILE_POOL bytes of patterns;
+ * the built-in rules go after it, in the rest. */
+#define VT_RULES_FILE_MAX  256
+#define VT_RULES_FILE_POOL 32768
+#define VT_RULES_MAX       512
+#define VT_RULES_POOL_SIZE 65536
 
 typedef struct vt_rule_s {
-    uint8_t category;  /* vt_category_t */
-    uint8_t field;     /* vt_rule_field_t */
-    uint16_t line;     /* in its file, for messages */
-    uint32_t glob_off; /* into pool */
+    uint8_t category;       /* vt_category_t */
+    uint8_t field;          /* vt_rule_field_t */
+    uint8_t words;          /* <field>~<words>: the pool holds the words, each NUL-ended, then "" */
+    uint8_t builtin;        /* one of the built-in rules */
+    uint16_t line;          /* in its file, for messages */
+    uint16_t section_first; /* index of the first rule of its section */
+    uint32_t glob_off;      /* into pool */
 } vt_rule_t;
 
 typedef struct vt_rules_s {
     vt_rule_t rules[VT_RULES_MAX];
     int n_rules;
+    int n_builtin;        /* of them, the built-in rules (the last ones) */
+    bool defaults_off;    /* the file said `!defaults off` */
     unsigned fields_used; /* bit per vt_rule_field_t */
     char pool[VT_RULES_POOL_SIZE];
     size_t pool_used;
 } vt_rules_t;
 
-/* vt_rules_parse: parses rules text into *out. Returns 0, or the 1-based number of the first
- * bad line with a message (no file name, no trailing newline) in err. */
+/* vt_rules_parse: parses one rules file's text into *out (the built-in rules not added). Returns
+ * 0, or the 1-based number of the first bad line with a message (no file name, no trailing
+ * newline) in err. */
 int vt_rules_parse(vt_rules_t *out, const char *text, size_t len, char *err, size_t err_cap);
+
+/* vt_rules_load: the rules in force: those of a file's text (NULL: no file), then the built-in
+ * rules unless with_defaults is false or the file says `!defaults off`. Returns as
+ * vt_rules_parse; on a bad line *out holds the built-in rules alone. */
+int vt_rules_load(vt_rules_t *out, const char *text, size_t len, bool with_defaults, char *err,
+                  size_t err_cap);
+
 const char *vt_rule_glob(const vt_rules_t *rules, int index);
 
 /* vt_glob_match: shell-style glob ('*', '?', '[...]'), ASCII case-insensitive, whole string. */
 bool vt_glob_match(const char *glob, const char *s);
+
+/* ---- words (words.c) ------------------------------------------------------------------------ */
+
+/* A name's words: runs of letters or of digits, split where a lower-case letter meets an upper-case
+ * one (loadWeights), before the last capital of a run of them followed by a lower-case letter
+ * (CUDACaching) and between letters and digits; a mangled C++ name (_Z...) gives the words of its
+ * function's qualified name (_ZN7weights4loadEv: weights, load), not those of its parameters;
+ * a demangled one those before its parameter list, without template arguments. */
+#define VT_WORDS_CAP 256
+typedef struct vt_words_s {
+    char text[VT_WORDS_CAP]; /* each word NUL-ended, then an empty one */
+    int n;
+} vt_words_t;
+
+/* vt_name_words: the words of name into *out (those that fit). */
+void vt_name_words(const char *name, vt_words_t *out);
+
+/* vt_pattern_words: the words of a rule's pattern into out (cap bytes, each NUL-ended, then an
+ * empty one), where '*', '?' and a [...] class are parts of a word. Returns the bytes written,
+ * 0 when there is no word or they do not fit. */
+size_t vt_pattern_words(const char *pattern, size_t len, char *out, size_t cap);
+
+/* vt_words_match: whether the pattern's words glob-match consecutive words of the name. */
+bool vt_words_match(const char *pattern_words, const vt_words_t *name);
+
+/* vt_rule_matches_subject: whether rule i matches subject as a whole: its glob, or its words
+ * (of subject's words; for a py rule, of the function after the last ':'). */
+bool vt_rule_matches_subject(const vt_rules_t *rules, int i, const char *subject);
 
 /* ---- the decision (decide.c) ---------------------------------------------------------------- */
 
@@ -93,11 +138,17 @@ bool vt_rule_matches_frame(const vt_rules_t *rules, int i, const vt_rule_frame_t
 /* vt_rules_frame_first: the first frame rule before limit that f matches, else limit. */
 int vt_rules_frame_first(const vt_rules_t *rules, const vt_rule_frame_t *f, int limit);
 
-/* vt_rules_decide: the category of site, by the definition: the forced category when there is
- * one, else the category of the first rule that matches (a frame rule matching any frame, a
- * phase, thread or api rule its subject), else unknown. The reference: the capture library's
- * cached decision (src/categorize.c) and the analyzer's (tools/recategorize.c) are tested
- * against it. */
+/* The frame verdict of a stack, frame by frame from the innermost: `first = limit = n_rules`,
+ * then for each frame `r = vt_rules_frame_first(rules, f, limit)`, and when r < limit,
+ * `first = r, limit = rules->rules[r].section_first` (an inner frame wins within a section, only
+ * an earlier section can still overrule it); stop when limit is 0. */
+
+/* vt_rules_decide: the category of site, by the definition (docs/categories.md): the forced
+ * category when there is one; else the frame verdict: the first section with a frame rule
+ * matching some frame, in it the innermost frame that one of its frame rules matches, and the
+ * first of those rules; a phase, thread or api rule before the verdict that matches its subject
+ * wins over it; else unknown. The reference: the capture library's cached decision
+ * (src/categorize.c) and the analyzer's (tools/recategorize.c) are tested against it. */
 int vt_rules_decide(const vt_rules_t *rules, const vt_rule_site_t *site);
 
 /* The built-in rules, printed by `vramtrace rules --defaults`. */

@@ -2,8 +2,9 @@
 /* Call-site and category of each allocation, decided in-process so that live bytes per
  * category exist at every moment, an OOM too (docs/design.md, "Categories"). The stack is captured raw and
  * interned; the frame rules are evaluated once per unique stack (symbol names through dladdr,
- * outside vt_lock because dladdr takes the loader lock) and the first one that matches is cached
- * on the stack's node; per allocation only the phase, thread and API rules before it are tried. */
+ * outside vt_lock because dladdr takes the loader lock) and the frame verdict (vt_categories.h)
+ * is cached on the stack's node; per allocation only the phase, thread and API rules before it
+ * are tried. */
 #include "vt_internal.h"
 
 #include <errno.h>
@@ -35,15 +36,6 @@ static __thread struct {
 } tls_ctx __attribute__((tls_model("initial-exec")));
 
 /* ---- rules loading ------------------------------------------------------------------------- */
-
-static int parse_into(vt_rules_t *rules, const char *text, size_t len, const char *origin)
-{
-    char err[160];
-    int bad_line = vt_rules_parse(rules, text, len, err, sizeof err);
-    if (bad_line)
-        vt_warn_later("rules '%s' line %d: %s; using the default rules", origin, bad_line, err);
-    return bad_line;
-}
 
 /* read_rules_file's answer for a path that is neither a regular file nor a directory. */
 #define RULES_NOT_REGULAR (-100000L)
@@ -83,24 +75,28 @@ static long read_rules_file(const char *path)
     }
 }
 
-/* vt_categories_init: the rules of VRAMTRACE_RULES, or the defaults when it is unset or bad
- * (one warning naming the file, line and problem; capture goes on). Called once from init. */
+/* vt_categories_init: the rules of VRAMTRACE_RULES, then the built-in ones (unless the file says
+ * `!defaults off` or VRAMTRACE_DEFAULT_RULES=0); the built-in ones alone when the file is unset
+ * or bad (one warning naming the file, line and problem; capture goes on). Called once from init. */
 void vt_categories_init(void)
 {
     const char *path = vt_option_get_str(VT_OPTION_RULES);
-    bool custom = false;
+    bool with_defaults = vt_option_get(VT_OPTION_DEFAULT_RULES) != 0;
+    long len = -1; /* no file */
     if (path && *path) {
-        long len = read_rules_file(path);
+        len = read_rules_file(path);
+        with_defaults |= len < 0;
         if (len < 0)
             vt_warn_later("cannot read rules '%s': %s; using the default rules", path,
                           len == -EFBIG              ? "larger than 64 KiB"
                           : len == RULES_NOT_REGULAR ? "not a regular file"
                                                      : strerror((int)-len));
-        else
-            custom = parse_into(&active_rules, rules_text, (size_t)len, path) == 0;
     }
-    if (!custom)
-        parse_into(&active_rules, vt_default_rules, strlen(vt_default_rules), "defaults");
+    char err[160];
+    int bad_line = vt_rules_load(&active_rules, len >= 0 ? rules_text : NULL,
+                                 len >= 0 ? (size_t)len : 0, with_defaults, err, sizeof err);
+    if (bad_line)
+        vt_warn_later("rules '%s' line %d: %s; using the default rules", path, bad_line, err);
     rules_generation++;
     n_context_rules = 0;
     __builtin_memset(empty_phase_hits, 0, sizeof empty_phase_hits);
@@ -110,7 +106,7 @@ void vt_categories_init(void)
         int k = n_context_rules++;
         context_rules[k] = (uint16_t)i;
         if (active_rules.rules[i].field == VT_FIELD_PHASE &&
-            vt_glob_match(vt_rule_glob(&active_rules, i), ""))
+            vt_rule_matches_subject(&active_rules, i, ""))
             empty_phase_hits[k / 64] |= 1ULL << (k % 64);
     }
     only_thread_rules = n_context_rules > 0;
@@ -164,10 +160,10 @@ const char *vt_phase_current(void)
 }
 
 /* ---- the per-stack rule cache --------------------------------------------------------------- */
-/* Rules are tried in order and the first match wins, so all a stack needs to remember is the
- * index of the first frame rule (func, module, file, py) that any of its frames matches; the
- * per-allocation decision then only tries the non-frame rules (phase, thread, api) that come
- * before it. The index is kept in the stack node's cache slot as index + 1 (0: not computed). */
+/* A context rule (phase, thread, api) wins when it matches and comes before the frame verdict
+ * (vt_categories.h), so all a stack needs to remember is the index of its verdict's rule; the
+ * per-allocation decision then only tries the context rules before it. The index is kept in the
+ * stack node's cache slot as index + 1 (0: not computed). */
 
 /* The first frame rule before `limit` that frame ip matches, else limit: py rules for a Python
  * pseudo-frame (its "path/file.py:function", python.c), func and module rules for a native
@@ -188,8 +184,8 @@ static int first_rule_of_frame(uint64_t ip, int limit)
     return vt_rules_frame_first(r, &frame, limit);
 }
 
-/* The index of the first frame rule the stack matches (n_rules when none), computing it on
- * first use. Not under vt_lock, and takes none. */
+/* The index of the stack's frame verdict (n_rules when none), computing it on first use. Not
+ * under vt_lock, and takes none. */
 static int stack_first_rule(uint32_t stack_id, void *const *ips, int n_ips)
 {
     int n_rules = active_rules.n_rules;
@@ -201,11 +197,16 @@ static int stack_first_rule(uint32_t stack_id, void *const *ips, int n_ips)
     uintptr_t cached = (uintptr_t)__atomic_load_n(cache, __ATOMIC_ACQUIRE);
     if (cached)
         return (int)(cached - 1);
-    int first = n_rules;
+    int first = n_rules, limit = n_rules;
     if (active_rules.fields_used &
         ((1u << VT_FIELD_FUNC) | (1u << VT_FIELD_MODULE) | (1u << VT_FIELD_PY)))
-        for (int i = 0; i < n_ips; i++)
-            first = first_rule_of_frame((uint64_t)(uintptr_t)ips[i], first);
+        for (int i = 0; i < n_ips && limit > 0; i++) {
+            int r = first_rule_of_frame((uint64_t)(uintptr_t)ips[i], limit);
+            if (r < limit) {
+                first = r;
+                limit = active_rules.rules[r].section_first;
+            }
+        }
     __atomic_store_n(cache, (void *)(uintptr_t)(first + 1), __ATOMIC_RELEASE);
     return first;
 }
@@ -236,7 +237,7 @@ static const uint64_t *thread_rule_hits(void)
         for (int k = 0; k < n_context_rules; k++) {
             int i = context_rules[k];
             if (r->rules[i].field == VT_FIELD_THREAD &&
-                vt_glob_match(vt_rule_glob(r, i), tls_thread.name))
+                vt_rule_matches_subject(r, i, tls_thread.name))
                 tls_thread.hits[k / 64] |= 1ULL << (k % 64);
         }
     }
@@ -276,7 +277,7 @@ static int decide(int first_frame_rule, vt_api_t api)
         bool hit = false;
         switch (rule->field) {
         case VT_FIELD_PHASE:
-            hit = tls_ctx.phases.text[0] ? vt_glob_match(vt_rule_glob(r, i), tls_ctx.phases.text)
+            hit = tls_ctx.phases.text[0] ? vt_rule_matches_subject(r, i, tls_ctx.phases.text)
                                          : (bool)((empty_phase_hits[k / 64] >> (k % 64)) & 1);
             break;
         case VT_FIELD_THREAD:
@@ -285,7 +286,7 @@ static int decide(int first_frame_rule, vt_api_t api)
             hit = (thread_hits[k / 64] >> (k % 64)) & 1;
             break;
         case VT_FIELD_API:
-            hit = vt_glob_match(vt_rule_glob(r, i), vt_api_name(api));
+            hit = vt_rule_matches_subject(r, i, vt_api_name(api));
             break;
         default:
             break;
@@ -304,14 +305,16 @@ int vt_category_of_stack(uint32_t stack_id, void *const *ips, int n, vt_api_t ap
     return decide(stack_first_rule(stack_id, ips, n), api);
 }
 
-/* The part of a call-site that walks stacks: the native frames, Python's spliced in, interned.
- * Runs on the thread's capture stack (vt_run_capture), so libunwind's first unwind in a thread
- * and the splice's arrays take nothing of the program's stack. */
+/* The part of a call-site that walks stacks: the native frames, Python's spliced in, interned,
+ * and the stack's frame verdict. Runs on the thread's capture stack (vt_run_capture), so
+ * libunwind's first unwind in a thread, the splice's arrays and the rules' words of each frame
+ * take nothing of the program's stack. */
 typedef struct capture_s {
     void **ips;
     int depth;
     int n;             /* frames captured */
     uint32_t stack_id; /* 0: none */
+    int first_rule;    /* the stack's frame verdict (stack_first_rule) */
 } capture_t;
 
 static void capture_stack(void *arg)
@@ -333,6 +336,7 @@ static void capture_stack(void *arg)
             }
         }
     }
+    c->first_rule = stack_first_rule(c->stack_id, ips, n);
 }
 
 /* vt_callsite_take: the call-site (interned stack id) and category of an allocation being
@@ -345,7 +349,7 @@ void vt_callsite_take(vt_callsite_t *cs, vt_api_t api)
     /* The frames go to the thread's own buffer, off its stack; a thread whose capture cannot run
      * without overflowing its stack is recorded without them. */
     vt_frames_t *frames = depth > 0 ? vt_thread_frames() : NULL;
-    capture_t c = {frames ? vt_frames_ips(frames) : NULL, depth, 0, 0};
+    capture_t c = {frames ? vt_frames_ips(frames) : NULL, depth, 0, 0, 0};
     if (!frames || !vt_run_capture(frames, capture_stack, &c)) {
         /* no stack, native or Python: the category from the context alone */
         cs->stack_id = 0;
@@ -353,5 +357,5 @@ void vt_callsite_take(vt_callsite_t *cs, vt_api_t api)
         return;
     }
     cs->stack_id = c.stack_id;
-    cs->category = (uint8_t)vt_category_of_stack(c.stack_id, c.ips, c.n, api);
+    cs->category = (uint8_t)decide(c.first_rule, api);
 }

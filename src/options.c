@@ -38,6 +38,7 @@ static vt_option_desc_t vt_options[VT_OPTION_COUNT] = {
     [VT_OPTION_DEPTH] = {"VRAMTRACE_DEPTH", VT_KIND_INT, .def = 64, .max = 256},
     [VT_OPTION_FOLLOW_FORK] = {"VRAMTRACE_FOLLOW_FORK", VT_KIND_BOOL, .def = 1, .max = 1},
     [VT_OPTION_RULES] = {"VRAMTRACE_RULES", VT_KIND_STR, .def_str = ""},
+    [VT_OPTION_DEFAULT_RULES] = {"VRAMTRACE_DEFAULT_RULES", VT_KIND_BOOL, .def = 1, .max = 1},
     [VT_OPTION_MAX_SIZE] = {"VRAMTRACE_MAX_SIZE", VT_KIND_SIZE, .def = 0, .max = LLONG_MAX},
     [VT_OPTION_ALL_FRAMES] = {"VRAMTRACE_ALL_FRAMES", VT_KIND_BOOL, .def = 0, .max = 1},
 };

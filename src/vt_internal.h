@@ -59,15 +59,16 @@ void vt_warn_release(void);
 
 /* ---- options.c -------------------------------------------------------------------------- */
 typedef enum vt_option_e {
-    VT_OPTION_OUTPUT,      /* str: trace path prefix */
-    VT_OPTION_DISABLE,     /* bool: load inert */
-    VT_OPTION_QUIET,       /* bool: no exit summary line */
-    VT_OPTION_VERBOSE,     /* int: diagnostic level, 0 = none */
-    VT_OPTION_DEPTH,       /* int: max stack frames recorded, 0..256 */
-    VT_OPTION_FOLLOW_FORK, /* bool: trace fork children too */
-    VT_OPTION_RULES,       /* str: category rules file; empty = built-in rules */
-    VT_OPTION_MAX_SIZE,    /* size: the trace's size limit; 0 = none */
-    VT_OPTION_ALL_FRAMES,  /* bool: the out-of-memory block folds no frame */
+    VT_OPTION_OUTPUT,        /* str: trace path prefix */
+    VT_OPTION_DISABLE,       /* bool: load inert */
+    VT_OPTION_QUIET,         /* bool: no exit summary line */
+    VT_OPTION_VERBOSE,       /* int: diagnostic level, 0 = none */
+    VT_OPTION_DEPTH,         /* int: max stack frames recorded, 0..256 */
+    VT_OPTION_FOLLOW_FORK,   /* bool: trace fork children too */
+    VT_OPTION_RULES,         /* str: category rules file, read before the built-in rules */
+    VT_OPTION_DEFAULT_RULES, /* bool: the built-in rules after the file's */
+    VT_OPTION_MAX_SIZE,      /* size: the trace's size limit; 0 = none */
+    VT_OPTION_ALL_FRAMES,    /* bool: the out-of-memory block folds no frame */
     VT_OPTION_COUNT
 } vt_option_t;
 

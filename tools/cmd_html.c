@@ -41,7 +41,7 @@ static const vt_option_t options[] = {
 static const vt_args_spec_t spec = {
     .name = "html",
     .usage = "usage: vramtrace html FILE [-o OUT] [--top N] [--all-frames] [--rules RULES]\n"
-             "                      [--budget MODEL [KEY=VALUE...]]\n",
+             "                      [--no-default-rules] [--budget MODEL [KEY=VALUE...]]\n",
     .about = "The report of a trace as one self-contained HTML page (nothing loaded from the "
              "network; it works from a file): the out-of-memory post-mortem first when there is "
              "one, summary, timeline chart, the peak by category, devices, top call-sites, "
@@ -141,10 +141,12 @@ static void summary(FILE *out, const vt_report_t *rep)
     fputs(": ", out);
     text(out, meaning);
     fputs("</td></tr>\n", out);
-    if (rep->rules_path) {
-        fputs("<tr><th>categories</th><td>by the rules of <code>", out);
-        text(out, rep->rules_path);
-        fputs("</code></td></tr>\n", out);
+    if (rep->rules) {
+        char said[4352]; /* a path and a few words */
+        vt_report_rules_said(rep, said, sizeof(said));
+        fputs("<tr><th>categories</th><td>", out);
+        text(out, said);
+        fputs("</td></tr>\n", out);
     }
     fputs("<tr><th>device peak</th><td>", out);
     if (peak) {

@@ -60,7 +60,8 @@ static const vt_args_spec_t spec = {
     .name = "report",
     .usage =
         "usage: vramtrace report FILE|DIR... [--json] [--at TIME] [--category NAME] [--top N]\n"
-        "                        [--all-frames] [--rules RULES] [--budget MODEL [KEY=VALUE...]]\n"
+        "                        [--all-frames] [--rules RULES] [--no-default-rules]\n"
+        "                        [--budget MODEL [KEY=VALUE...]]\n"
         "   or: vramtrace report FILE --temporary [--window DURATION] [--json] [--top N]\n"
         "                        [--all-frames]\n",
     .about = "The device memory peak of a trace, what was live at it by category and call-site, "
@@ -120,8 +121,11 @@ static void print_text(const vt_report_t *rep)
     vt_frames_opts_t frames = {.sym = rep->sym, .max_frames = TEXT_MAX_FRAMES, .shown = true};
 
     print_process(rep);
-    if (rep->rules_path)
-        printf("categories: by the rules of '%s'\n", rep->rules_path);
+    if (rep->rules) {
+        char said[4352]; /* a path and a few words */
+        vt_report_rules_said(rep, said, sizeof(said));
+        printf("categories: %s\n", said);
+    }
     if (rep->have_at) {
         if (!a->n_devices)
             printf("live at %s: 0 B (no device memory allocated)\n",
@@ -264,6 +268,8 @@ static void print_json(const vt_report_t *rep)
     vt_json_string(&j, "file", rep->path);
     if (rep->rules_path)
         vt_json_string(&j, "rules", rep->rules_path);
+    if (rep->rules)
+        vt_json_bool(&j, "builtin_rules", rep->rules->n_builtin > 0);
     snprintf(buf, sizeof(buf), "%u.%u", r->major, r->minor);
     vt_json_string(&j, "format_version", buf);
     vt_json_bool(&j, "exit_clean", r->seen_end);
@@ -591,8 +597,8 @@ int cmd_report(int argc, char **argv)
         goto usage;
     }
     if (temporary) {
-        if (opts.model || opts.rules_path || at_arg || category >= 0 || n_paths > 1 ||
-            vt_report_is_dir(path)) {
+        if (opts.model || opts.rules_path || opts.no_default_rules || at_arg || category >= 0 ||
+            n_paths > 1 || vt_report_is_dir(path)) {
             error("--temporary reads one trace, without --budget, --rules, --at or --category");
             goto usage;
         }
@@ -600,7 +606,7 @@ int cmd_report(int argc, char **argv)
         return report_temporary(path, window_ns, json, &opts);
     }
     if (n_paths > 1 || vt_report_is_dir(path)) {
-        if (opts.model || opts.rules_path || at_arg || category >= 0) {
+        if (opts.model || opts.rules_path || opts.no_default_rules || at_arg || category >= 0) {
             error("--budget, --rules, --at and --category read one trace, not several");
             goto usage;
         }

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* `vramtrace rules`: the category rules (docs/categories.md). `--defaults` prints the built-in rules
- * (a starting point for VRAMTRACE_RULES or `report --rules`); `--check FILE` parses a rules
- * file and names the first bad line. The parser is the capture library's own (common/rules.c). */
+ * (a starting point for a file with `!defaults off`); `--check FILE` parses a rules file, names
+ * the first bad line, and says whether the built-in rules follow it. The parser is the capture
+ * library's own (common/rules.c). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,13 +39,17 @@ static int check(const char *path)
     }
     static vt_rules_t rules;
     char err[160];
-    int bad_line = vt_rules_parse(&rules, text, len, err, sizeof err);
+    int bad_line = vt_rules_load(&rules, text, len, true, err, sizeof err);
     free(text);
     if (bad_line) {
         error("rules '%s' line %d: %s", path, bad_line, err);
         return 1;
     }
-    printf("%s: %d rules\n", path, rules.n_rules);
+    int n_file = rules.n_rules - rules.n_builtin;
+    if (rules.defaults_off)
+        printf("%s: %d rules, without the built-in ones (!defaults off)\n", path, n_file);
+    else
+        printf("%s: %d rules, then the %d built-in ones\n", path, n_file, rules.n_builtin);
     return 0;
 }
 

@@ -32,6 +32,7 @@
 enum {
     OPT_OUTPUT = 1,
     OPT_RULES,
+    OPT_NO_DEFAULT_RULES,
     OPT_DEPTH,
     OPT_PER_TENSOR,
     OPT_NO_CACHING,
@@ -50,7 +51,9 @@ static const vt_option_t options[] = {
      "(/dev/null): no trace. Without -o: the library's default, vramtrace.<pid>.vtr in the "
      "working directory, named by its exit line"},
     {OPT_RULES, 0, "--rules", "FILE", 0,
-     "category rules instead of the built-in ones (VRAMTRACE_RULES)"},
+     "category rules read before the built-in ones, so that its lines win (VRAMTRACE_RULES)"},
+    {OPT_NO_DEFAULT_RULES, 0, "--no-default-rules", NULL, 0,
+     "leave the built-in category rules out (VRAMTRACE_DEFAULT_RULES=0)"},
     {OPT_DEPTH, 0, "--depth", "N", 0,
      "frames per call-site stack, 0 to 256 (VRAMTRACE_DEPTH; default 64)"},
     {OPT_PER_TENSOR, 0, "--per-tensor", NULL, 0,
@@ -94,7 +97,7 @@ typedef struct run_opts_s {
     const char *output; /* -o, as given */
     const char *rules, *depth, *lib, *capacity;
     char capacity_bytes[24]; /* --simulate's size as a byte count */
-    bool per_tensor, no_caching, simulate, report, quiet;
+    bool per_tensor, no_caching, simulate, report, quiet, no_default_rules;
     char **cmd; /* NULL-terminated, after "--" */
 } run_opts_t;
 
@@ -160,6 +163,9 @@ static int parse(int argc, char **argv, run_opts_t *o)
             break;
         case OPT_RULES:
             o->rules = a;
+            break;
+        case OPT_NO_DEFAULT_RULES:
+            o->no_default_rules = true;
             break;
         case OPT_DEPTH:
             o->depth = a;
@@ -435,6 +441,8 @@ static int build_env(const run_opts_t *o, env_set_t *env)
         }
         env[n++] = (env_set_t){"VRAMTRACE_RULES", rules, false};
     }
+    if (o->no_default_rules)
+        env[n++] = (env_set_t){"VRAMTRACE_DEFAULT_RULES", strdup("0"), false};
     if (o->depth)
         env[n++] = (env_set_t){"VRAMTRACE_DEPTH", strdup(o->depth), false};
     if (o->quiet)

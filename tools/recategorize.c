@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Offline categories (recategorize.h), the decision of common/vt_categories.h with the capture
- * library's shortcut: a stack only remembers the first frame rule any of its frames matches, and
- * an allocation tries the phase, thread and api rules before it. Unlike the capture library it
+ * library's shortcut: a stack only remembers its frame verdict, and an allocation tries the
+ * phase, thread and api rules before it. Unlike the capture library it
  * sees source files (file: rules), demangled names and inlined functions, through the
  * symbolizer. */
 #include <stdlib.h>
@@ -60,8 +60,8 @@ static int first_rule_of_frame(vt_recategorizer_t *rc, const vt_reader_t *r, uin
     return vt_rules_frame_first(rules, &frame, limit);
 }
 
-/* The index of the first frame rule stack_id matches (n_rules when none), cached. Returns -1
- * when out of memory. */
+/* The index of stack_id's frame verdict (n_rules when none), cached. Returns -1 when out of
+ * memory. */
 static int stack_first_rule(vt_recategorizer_t *rc, const vt_reader_t *r, uint32_t stack_id)
 {
     int n_rules = rc->rules->n_rules;
@@ -80,10 +80,17 @@ static int stack_first_rule(vt_recategorizer_t *rc, const vt_reader_t *r, uint32
     }
     if (rc->stack_rule[stack_id])
         return rc->stack_rule[stack_id] - 1;
-    int first = n_rules;
-    /* Parents have lower ids than their children (trace_reader.h), so the walk ends. */
-    for (uint32_t id = stack_id; id && id < r->n_stacks && first > 0; id = r->stacks[id].parent_id)
-        first = first_rule_of_frame(rc, r, r->stacks[id].ip, first);
+    int first = n_rules, limit = n_rules;
+    /* Innermost first. Parents have lower ids than their children (trace_reader.h), so the walk
+     * ends. */
+    for (uint32_t id = stack_id; id && id < r->n_stacks && limit > 0;
+         id = r->stacks[id].parent_id) {
+        int rule = first_rule_of_frame(rc, r, r->stacks[id].ip, limit);
+        if (rule < limit) {
+            first = rule;
+            limit = rc->rules->rules[rule].section_first;
+        }
+    }
     rc->stack_rule[stack_id] = (uint16_t)(first + 1);
     return first;
 }
@@ -132,7 +139,7 @@ int vt_recategorize(void *ctx, const vt_reader_t *r, const vt_event_t *ev)
         default:
             continue;
         }
-        if (vt_glob_match(vt_rule_glob(rules, i), subject))
+        if (vt_rule_matches_subject(rules, i, subject))
             return rules->rules[i].category;
     }
     return first < rules->n_rules ? rules->rules[first].category : VT_CAT_UNKNOWN;

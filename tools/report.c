@@ -155,23 +155,32 @@ const char *vt_report_allocator(const vt_reader_t *r, char *setting, size_t cap,
     return "default";
 }
 
-/* Reads and parses the rules file path into *rules (static: 40 KiB). Returns 0, 1 when it cannot
- * be read, 2 for a bad line (both said on stderr). */
-int vt_report_load_rules(const char *path, vt_rules_t *rules)
+/* Reads and parses the rules file path into *rules (static: 70 KiB). */
+int vt_report_load_rules(const char *path, bool with_defaults, vt_rules_t *rules)
 {
     size_t len = 0;
-    char *text = vt_input_read(path, VT_INPUT_MAX_BYTES, &len), err[256];
-    if (!text) {
+    char *text = NULL, err[256];
+    if (path && !(text = vt_input_read(path, VT_INPUT_MAX_BYTES, &len))) {
         error("cannot read rules '%s': %s", path, vt_input_strerror(errno));
         return 1;
     }
-    int bad_line = vt_rules_parse(rules, text, len, err, sizeof(err));
+    int bad_line = vt_rules_load(rules, text, len, with_defaults, err, sizeof(err));
     free(text);
     if (bad_line) {
         error("rules '%s' line %d: %s", path, bad_line, err);
         return EXIT_USAGE;
     }
     return 0;
+}
+
+void vt_report_rules_said(const vt_report_t *rep, char *out, size_t cap)
+{
+    bool builtin = rep->rules && rep->rules->n_builtin > 0;
+    if (!rep->rules_path)
+        snprintf(out, cap, "by %s", builtin ? "the built-in rules" : "no rules");
+    else
+        snprintf(out, cap, "by the rules of '%s'%s", rep->rules_path,
+                 builtin ? ", then the built-in ones" : " alone");
 }
 
 /* A symbolizer for the modules of the whole trace at path: the rules need it while the trace
@@ -281,8 +290,10 @@ const vt_option_t vt_report_options[] = {
     {VT_REPORT_OPT_TOP, 0, "--top", "N", 0, "show the N largest call-sites (default 10; 0: all)"},
     {VT_REPORT_OPT_ALL_FRAMES, 0, "--all-frames", NULL, 0, VT_FRAMES_ALL_HELP},
     {VT_REPORT_OPT_RULES, 0, "--rules", "RULES", 0,
-     "decide every allocation's category again with the rules of file RULES instead of the "
-     "recorded ones (docs/categories.md)"},
+     "decide every allocation's category again by the rules of file RULES, then the built-in "
+     "ones, instead of the recorded categories (docs/categories.md)"},
+    {VT_REPORT_OPT_NO_DEFAULT_RULES, 0, "--no-default-rules", NULL, 0,
+     "decide the categories again without the built-in rules (with --rules: by RULES alone)"},
     {VT_REPORT_OPT_BUDGET, 0, "--budget", "MODEL", 0,
      "compare the peak's categories with the naive and realistic budgets of a model file "
      "(docs/budget.md); KEY=VALUE arguments after it override the file's keys"},
@@ -305,6 +316,8 @@ int vt_report_opts_take(vt_report_opts_t *o, int id, const char *v)
         if (o->rules_path)
             return error("only one rules file, please: '%s' and '%s'", o->rules_path, v);
         o->rules_path = v;
+    } else if (id == VT_REPORT_OPT_NO_DEFAULT_RULES) {
+        o->no_default_rules = true;
     } else if (id == VT_ARG_OPERAND && o->model && strchr(v, '=')) {
         /* After --budget FILE an argument with '=' is a model key (a trace named so goes
          * before --budget). */
@@ -324,8 +337,8 @@ int vt_report_opts_load(vt_report_opts_t *o)
         if (rc != 0)
             return rc;
     }
-    if (o->rules_path)
-        return vt_report_load_rules(o->rules_path, &o->rules);
+    if (o->rules_path || o->no_default_rules)
+        return vt_report_load_rules(o->rules_path, !o->no_default_rules, &o->rules);
     return 0;
 }
 
@@ -333,7 +346,7 @@ void vt_report_opts_apply(const vt_report_opts_t *o, vt_report_t *rep)
 {
     rep->budget = o->model ? &o->budget : NULL;
     rep->rules_path = o->rules_path;
-    rep->rules = o->rules_path ? &o->rules : NULL;
+    rep->rules = o->rules_path || o->no_default_rules ? &o->rules : NULL;
     rep->top = o->top;
     rep->all_frames = o->all_frames;
 }

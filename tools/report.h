@@ -22,7 +22,7 @@ typedef struct vt_report_s {
     const char *path;
     const vt_report_budget_t *budget; /* --budget: the model to compare with; else NULL */
     const char *rules_path;           /* --rules: the file; else NULL */
-    const vt_rules_t *rules;          /* --rules: parsed (vt_report_load_rules); else NULL */
+    const vt_rules_t *rules;          /* --rules, --no-default-rules: the rules; else NULL */
     size_t top;                       /* --top: call-sites shown; 0 all */
     int category;                     /* --category: the one listed; -1 all */
     int have_at;                      /* --at given */
@@ -54,9 +54,13 @@ typedef struct vt_report_s {
 int vt_report_load(vt_report_t *rep);
 void vt_report_release(vt_report_t *rep);
 
-/* Reads and parses the rules file path into *rules. Returns 0, 1 when it cannot be read, 2 for a
- * bad line (both said on stderr). */
-int vt_report_load_rules(const char *path, vt_rules_t *rules);
+/* The rules in force (vt_rules_load): the file path's (NULL: none), then the built-in ones unless
+ * with_defaults is false or the file drops them. Returns 0, 1 when the file cannot be read, 2
+ * for a bad line (both said on stderr). */
+int vt_report_load_rules(const char *path, bool with_defaults, vt_rules_t *rules);
+
+/* "by the rules of 'FILE', then the built-in ones" and the like, for the report's heading. */
+void vt_report_rules_said(const vt_report_t *rep, char *out, size_t cap);
 
 /* The device where category c peaked highest (the lowest number on a tie), or NULL if c never
  * had device memory. */
@@ -89,6 +93,7 @@ typedef struct vt_report_opts_s {
     const char *cmd;           /* "report" or "html": named in usage errors */
     const char *model;         /* --budget MODEL, or NULL */
     const char *rules_path;    /* --rules RULES, or NULL */
+    bool no_default_rules;     /* --no-default-rules */
     size_t top;                /* --top N; 10 by default */
     bool all_frames;           /* --all-frames */
     vt_kv_list_t keys;         /* the KEY=VALUE arguments after --budget */
@@ -104,6 +109,7 @@ enum {
     VT_REPORT_OPT_TOP = 100,
     VT_REPORT_OPT_ALL_FRAMES,
     VT_REPORT_OPT_RULES,
+    VT_REPORT_OPT_NO_DEFAULT_RULES,
     VT_REPORT_OPT_BUDGET,
 };
 extern const vt_option_t vt_report_options[];

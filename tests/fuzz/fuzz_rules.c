@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: MIT */
-/* Fuzz harness of the category rules parser (common/rules.c vt_rules_parse): hostile rules text
- * (VRAMTRACE_RULES names such a file, `report --rules` another), then every glob it accepted
- * matched against a few names the categorizer would try. */
+/* Fuzz harness of the category rules parser (common/rules.c vt_rules_load): hostile rules text
+ * (VRAMTRACE_RULES names such a file, `report --rules` another), then every rule it accepted
+ * matched against a few names the categorizer would try; and the same bytes as a name split into
+ * words (common/words.c: a symbol table can hold any mangled-looking name). */
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "fuzz.h"
 #include "vt_categories.h"
@@ -16,7 +18,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (!rules)
         return 0;
     char err[128];
-    if (vt_rules_parse(rules, (const char *)data, size, err, sizeof(err)) == 0) {
+    char *name = malloc(size + 1);
+    if (name) {
+        memcpy(name, data, size);
+        name[size] = '\0';
+        vt_words_t words;
+        vt_name_words(name, &words);
+    }
+    if (vt_rules_load(rules, (const char *)data, size, true, err, sizeof(err)) == 0) {
         static const char *const names[] = {
             "",
             "torch/nn/modules/linear.py",
@@ -25,15 +34,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             "libcublas.so.12",
             "x/y/z.py:forward:12",
             "[[[*?",
+            "_ZN7weights4loadEv",
+            "_ZZ12load_weightsvENKUlvE_clEv",
+            "(anonymous namespace)::Load<int>(Batch&)",
         };
         for (int i = 0; i < rules->n_rules; i++) {
-            const char *glob = vt_rule_glob(rules, i);
-            for (size_t k = 0; glob && k < sizeof(names) / sizeof(names[0]); k++)
-                (void)vt_glob_match(glob, names[k]);
-            if (glob)
-                (void)vt_glob_match(glob, glob);
+            for (size_t k = 0; k < sizeof(names) / sizeof(names[0]); k++)
+                (void)vt_rule_matches_subject(rules, i, names[k]);
+            if (name)
+                (void)vt_rule_matches_subject(rules, i, name);
         }
     }
+    free(name);
     free(rules);
     return 0;
 }

@@ -2,8 +2,9 @@
 /* The capture library's category decision (src/categorize.c: the first frame rule cached per
  * stack, then only the phase, thread and api rules before it, thread verdicts cached per thread)
  * against the reference decision of common/ (vt_rules_decide: rule by rule, first match), on
- * random rule sets, random stacks of real native functions and Python frames, random phases,
- * annotation pushes, thread names and entry points. Each rule set runs on a thread of its own,
+ * random rule sets (globs and words, sections, with and without the built-in rules after them),
+ * random stacks of real native functions and Python frames, random phases, annotation pushes,
+ * thread names and entry points. Each rule set runs on a thread of its own,
  * named at its start, over a stack trie emptied before it (the per-stack cache belongs to one
  * rule set). A difference prints the rules, the site and both answers. */
 #include "vt_internal.h"
@@ -73,6 +74,17 @@ static const char *const globs[VT_FIELD_COUNT][8] = {
                       "cuMem*Pitch*", "x"},
 };
 
+/* Words per field. */
+static const char *const words[VT_FIELD_COUNT][6] = {
+    [VT_FIELD_FUNC] = {"load", "weights", "grad", "optim*", "load_weights", "forward"},
+    [VT_FIELD_MODULE] = {"libc", "test", "so", "decide", "test_decide", "x"},
+    [VT_FIELD_FILE] = {"c", "train", "x", "h", "src", "a*"},
+    [VT_FIELD_PY] = {"step", "apply", "forward", "next", "zero_grad", "payload"},
+    [VT_FIELD_PHASE] = {"train", "forward", "step", "train_forward", "vramtrace", "x"},
+    [VT_FIELD_THREAD] = {"pt", "autograd", "main", "worker*", "pin_memory", "pt_autograd"},
+    [VT_FIELD_API] = {"alloc", "async", "mem_alloc", "pitch", "cu", "v2"},
+};
+
 static const char *const thread_names[] = {"main", "pt_autograd_0", "pt_pin_memory", "worker1"};
 static const char *const phase_names[] = {
     "train", "forward", "step", "vramtrace:gradients", "vramtrace:bogus", "vramtrace:weights"};
@@ -90,6 +102,7 @@ static char rules_path[64];
 static char rules_text[4096];
 static int n_failures_shown;
 static int n_rules_written;
+static bool defaults_off;
 
 typedef struct case_set_s {
     const char *thread_name;
@@ -179,19 +192,27 @@ static void *run_cases(void *arg)
 }
 
 /* A random rules file: frame rules with every kind of context rule, or with thread rules only
- * (the capture library's shortcut for the defaults' shape). */
+ * (the capture library's shortcut for the defaults' shape); globs and words; sections; the
+ * built-in rules after it or not. */
 static void random_rules(void)
 {
     bool thread_only = rnd(3) == 0;
     int n = 1 + (int)rnd(12);
+    defaults_off = rnd(2) == 0;
     size_t used = 0;
+    if (defaults_off)
+        used += (size_t)snprintf(rules_text, sizeof rules_text, "!defaults off\n");
     for (int i = 0; i < n; i++) {
         int field = (int)rnd(VT_FIELD_COUNT);
         if (thread_only && !VT_FIELD_IS_FRAME(field))
             field = VT_FIELD_THREAD;
-        used += (size_t)snprintf(rules_text + used, sizeof rules_text - used, "%s %s:%s\n",
+        if (rnd(4) == 0)
+            used += (size_t)snprintf(rules_text + used, sizeof rules_text - used, "!section\n");
+        bool by_words = rnd(2) == 0;
+        used += (size_t)snprintf(rules_text + used, sizeof rules_text - used, "%s %s%c%s\n",
                                  vt_category_names[rnd(VT_CAT_COUNT)], vt_rule_field_names[field],
-                                 globs[field][rnd(8)]);
+                                 by_words ? '~' : ':',
+                                 by_words ? words[field][rnd(6)] : globs[field][rnd(8)]);
     }
     n_rules_written = n;
     FILE *f = fopen(rules_path, "w");
@@ -209,7 +230,9 @@ int main(void)
     for (int set = 0; set < 300; set++) {
         random_rules();
         vt_categories_init();
-        VT_CHECK_EQ("the rules file was read", vt_categories_rules()->n_rules, n_rules_written);
+        const vt_rules_t *rules = vt_categories_rules();
+        VT_CHECK_EQ("the rules file was read", rules->n_rules - rules->n_builtin, n_rules_written);
+        VT_CHECK_EQ("then the built-in rules", rules->n_builtin > 0, !defaults_off);
         vt_stacks_forget();
         case_set_t cases = {thread_names[rnd(4)], 100};
         pthread_t t;

@@ -31,6 +31,7 @@ static void check_defaults(const char *when)
     VT_CHECK_EQ(when, vt_option_get(VT_OPTION_VERBOSE), 0);
     VT_CHECK_EQ(when, vt_option_get(VT_OPTION_DEPTH), 64);
     VT_CHECK_EQ(when, vt_option_get(VT_OPTION_FOLLOW_FORK), 1);
+    VT_CHECK_EQ(when, vt_option_get(VT_OPTION_DEFAULT_RULES), 1);
     for (int i = 0; i < VT_OPTION_COUNT; i++)
         VT_CHECK(when, !vt_option_is_set((vt_option_t)i));
 }
@@ -48,12 +49,13 @@ static void test_defaults(void)
 
 static void test_values(void)
 {
-    VT_CHECK_EQ("valid values are silent",
-                parse(ENV("VRAMTRACE_OUTPUT=/tmp/run1", "VRAMTRACE_DISABLE=yes",
-                          "VRAMTRACE_QUIET=on", "VRAMTRACE_VERBOSE=3", "VRAMTRACE_DEPTH=256",
-                          "VRAMTRACE_FOLLOW_FORK=off", "VRAMTRACE_RULES=rules.txt",
-                          "VRAMTRACE_MAX_SIZE=64MiB", "VRAMTRACE_ALL_FRAMES=1")),
-                0);
+    VT_CHECK_EQ(
+        "valid values are silent",
+        parse(ENV("VRAMTRACE_OUTPUT=/tmp/run1", "VRAMTRACE_DISABLE=yes", "VRAMTRACE_QUIET=on",
+                  "VRAMTRACE_VERBOSE=3", "VRAMTRACE_DEPTH=256", "VRAMTRACE_FOLLOW_FORK=off",
+                  "VRAMTRACE_RULES=rules.txt", "VRAMTRACE_MAX_SIZE=64MiB", "VRAMTRACE_ALL_FRAMES=1",
+                  "VRAMTRACE_DEFAULT_RULES=0")),
+        0);
     VT_CHECK_STR("str", vt_option_get_str(VT_OPTION_OUTPUT), "/tmp/run1");
     VT_CHECK_STR("str", vt_option_get_str(VT_OPTION_RULES), "rules.txt");
     VT_CHECK_EQ("bool", vt_option_is_enabled(VT_OPTION_DISABLE), 1);
@@ -63,6 +65,7 @@ static void test_values(void)
     VT_CHECK_EQ("int max", vt_option_get(VT_OPTION_DEPTH), 256);
     VT_CHECK_EQ("size", vt_option_get(VT_OPTION_MAX_SIZE), 64LL << 20);
     VT_CHECK_EQ("bool default off, set on", vt_option_is_enabled(VT_OPTION_ALL_FRAMES), 1);
+    VT_CHECK_EQ("no built-in rules", vt_option_is_enabled(VT_OPTION_DEFAULT_RULES), 0);
     for (int i = 0; i < VT_OPTION_COUNT; i++)
         VT_CHECK("is_set", vt_option_is_set((vt_option_t)i));
 

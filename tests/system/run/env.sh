@@ -27,9 +27,11 @@ expect "--lib" "$got" "$lib|"
 options='printf "%s|" "$VRAMTRACE_OUTPUT" "$VRAMTRACE_RULES" "$VRAMTRACE_DEPTH" "$VRAMTRACE_QUIET"'
 got=$("$vramtrace" run -o T.vtr --rules rules.txt --depth 7 --quiet -- sh -c "$options")
 expect "options" "$got" "$cwd/T.vtr|$cwd/rules.txt|7|1|"
-unset_options='printf "%s|" "${VRAMTRACE_OUTPUT-unset}" "${VRAMTRACE_QUIET-unset}"'
+unset_options='printf "%s|" "${VRAMTRACE_OUTPUT-unset}" "${VRAMTRACE_QUIET-unset}" "${VRAMTRACE_DEFAULT_RULES-unset}"'
 got=$("$vramtrace" run -- sh -c "$unset_options")
-expect "no options" "$got" "unset|unset|"
+expect "no options" "$got" "unset|unset|unset|"
+got=$("$vramtrace" run --no-default-rules -- sh -c 'printf "%s|" "$VRAMTRACE_DEFAULT_RULES"')
+expect "--no-default-rules" "$got" "0|"
 "$vramtrace" run --rules missing.txt -- true 2>err
 expect "missing rules" $? 1
 expect "missing rules: stderr" "$(cat err)" \
