@@ -141,7 +141,8 @@ int vt_churn_load(const char *path, uint64_t window_ns, vt_churn_t *c, vt_reader
     for (size_t i = 0; i < p.n_by_stack; i++)
         if (p.by_stack[i].n_temporary)
             p.by_stack[c->n_sites++] = p.by_stack[i];
-    qsort(p.by_stack, c->n_sites, sizeof(*p.by_stack), by_count);
+    if (c->n_sites) /* by_stack is NULL when the trace has no call-site */
+        qsort(p.by_stack, c->n_sites, sizeof(*p.by_stack), by_count);
     c->sites = p.by_stack;
     return rc;
 }
