@@ -8,16 +8,23 @@
  * driver callocs once per allocation; bench/capture.sh counts them and says so).
  * Run untraced, under LD_PRELOAD=libvramtrace.so at some VRAMTRACE_DEPTH, or under heaptrack,
  * by bench/capture.sh, which interleaves the runs and subtracts.
- * Usage: capture [PAIRS] [CHAIN] [SIZE_BYTES]. Output: "capture <ns per pair> <pairs> <chain>". */
+ * With a fourth argument "async", the pairs are cudaMallocAsync + cudaFreeAsync on stream 0 (the
+ * device's pool; the pool's samples are what such a loop costs beyond a pair's).
+ * Usage: capture [PAIRS] [CHAIN] [SIZE_BYTES] [async]. Output: "capture <ns per pair> <pairs>
+ * <chain>". */
 #include "vt_cuda.h"
 
 #include <dlfcn.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 static __typeof__(&cudaMalloc) rt_malloc;
 static __typeof__(&cudaFree) rt_free;
+static __typeof__(&cudaMallocAsync) rt_malloc_async; /* NULL: cudaMalloc pairs */
+static __typeof__(&cudaFreeAsync) rt_free_async;
 
 static uint64_t now_ns(void)
 {
@@ -41,14 +48,14 @@ __attribute__((noinline)) static double loop(long pairs, size_t size)
         if (i == 0)
             t0 = now_ns();
         void *p;
-        if (rt_malloc(&p, size) != cudaSuccess)
+        if ((rt_malloc_async ? rt_malloc_async(&p, size, 0) : rt_malloc(&p, size)) != cudaSuccess)
             die("cudaMalloc failed");
         char *host = malloc(64);
         if (!host)
             die("malloc failed");
         __asm__ volatile("" : : "r"(host) : "memory"); /* keep the malloc */
         free(host);
-        if (rt_free(p) != cudaSuccess)
+        if ((rt_free_async ? rt_free_async(p, 0) : rt_free(p)) != cudaSuccess)
             die("cudaFree failed");
     }
     return (double)(now_ns() - t0) / (double)pairs;
@@ -69,14 +76,21 @@ int main(int argc, char **argv)
     long pairs = argc > 1 ? atol(argv[1]) : 200000;
     int depth = argc > 2 ? atoi(argv[2]) : 70;
     size_t size = argc > 3 ? (size_t)atol(argv[3]) : 4096;
-    if (pairs <= 0 || depth < 0 || size == 0)
-        die("usage: capture [PAIRS] [CHAIN] [SIZE_BYTES]");
+    bool async = argc > 4 && !strcmp(argv[4], "async");
+    if (pairs <= 0 || depth < 0 || size == 0 || (argc > 4 && !async))
+        die("usage: capture [PAIRS] [CHAIN] [SIZE_BYTES] [async]");
     if (!dlopen("libcudart.so.13", RTLD_NOW | RTLD_GLOBAL))
         die("cannot dlopen libcudart.so.13 (set LD_LIBRARY_PATH)");
     rt_malloc = (__typeof__(rt_malloc))dlsym(RTLD_DEFAULT, "cudaMalloc");
     rt_free = (__typeof__(rt_free))dlsym(RTLD_DEFAULT, "cudaFree");
     if (!rt_malloc || !rt_free)
         die("no cudaMalloc/cudaFree");
+    if (async) {
+        rt_malloc_async = (__typeof__(rt_malloc_async))dlsym(RTLD_DEFAULT, "cudaMallocAsync");
+        rt_free_async = (__typeof__(rt_free_async))dlsym(RTLD_DEFAULT, "cudaFreeAsync");
+        if (!rt_malloc_async || !rt_free_async)
+            die("no cudaMallocAsync/cudaFreeAsync");
+    }
     printf("capture %.1f %ld %d\n", chain(depth, pairs, size), pairs, depth);
     return 0;
 }

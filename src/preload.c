@@ -465,17 +465,20 @@ VT_EXPORT CUresult cuMemHostUnregister(void *p)
 /* ---- stream-ordered allocation: counted when it succeeds, until its free ------------------- */
 
 /* The stream-ordered allocations and their _ptsz twins differ only in the real function they
- * forward to and the API they record. */
+ * forward to and the API they record. What the pool may grow by stays in flight until the pool
+ * is sampled (vt_pools_request_bytes); record_alloc takes the request itself back. */
 static CUresult alloc_async(__typeof__(&cuMemAllocAsync) real, CUdeviceptr *dptr, size_t bytesize,
                             CUstream hStream, vt_api_t api)
 {
-    vt_inflight_add(bytesize);
+    uint64_t pending_bytes = vt_pools_request_bytes(bytesize);
+    vt_inflight_add(pending_bytes);
     CUresult rc = VT_CALL(real(dptr, bytesize, hStream));
     int saved_errno = errno;
     int device = record_alloc(rc, VT_SERIES_DEVICE, DEVICE_OF_POINTER, rc ? 0 : *dptr, bytesize,
                               api, bytesize);
     if (device >= 0)
         vt_pools_after_alloc(device, 0, bytesize);
+    vt_inflight_sub(pending_bytes - bytesize);
     vt_leave(saved_errno);
     return rc;
 }
@@ -483,13 +486,15 @@ static CUresult alloc_async(__typeof__(&cuMemAllocAsync) real, CUdeviceptr *dptr
 static CUresult alloc_from_pool(__typeof__(&cuMemAllocFromPoolAsync) real, CUdeviceptr *dptr,
                                 size_t bytesize, CUmemoryPool pool, CUstream hStream, vt_api_t api)
 {
-    vt_inflight_add(bytesize);
+    uint64_t pending_bytes = vt_pools_request_bytes(bytesize);
+    vt_inflight_add(pending_bytes);
     CUresult rc = VT_CALL(real(dptr, bytesize, pool, hStream));
     int saved_errno = errno;
     int device = record_alloc(rc, VT_SERIES_DEVICE, DEVICE_OF_POINTER, rc ? 0 : *dptr, bytesize,
                               api, bytesize);
     if (device >= 0)
         vt_pools_after_alloc(device, (uint64_t)(uintptr_t)pool, bytesize);
+    vt_inflight_sub(pending_bytes - bytesize);
     vt_leave(saved_errno);
     return rc;
 }
@@ -521,17 +526,34 @@ VT_EXPORT CUresult cuMemAllocFromPoolAsync_ptsz(CUdeviceptr *dptr, size_t bytesi
                            VT_API_cuMemAllocFromPoolAsync_ptsz);
 }
 
+/* A stream-ordered allocation about to be freed (f as vt_track_free_begin_at found it): its
+ * bytes leave its pool's use once the free returns (vt_pools_before_free, vt_pools_after_free).
+ * Returns whether it is one. */
+static bool pool_free_begin(const vt_free_t *f)
+{
+    bool pooled = f->found && vt_api_stream_ordered(f->saved.api);
+    if (pooled)
+        vt_pools_before_free(f->saved.device, f->saved.size_bytes);
+    return pooled;
+}
+
+static void pool_free_end(const vt_free_t *f, bool pooled, bool ok)
+{
+    if (pooled)
+        vt_pools_after_free(f->saved.device, f->saved.size_bytes, ok);
+}
+
 static CUresult free_async(__typeof__(&cuMemFreeAsync) real, CUdeviceptr dptr, CUstream hStream,
                            vt_api_t api)
 {
     vt_free_t f;
     vt_record_begin();
     vt_track_free_begin_at(DEVICE_SERIES, dptr, api, &f);
+    bool pooled = pool_free_begin(&f);
     CUresult rc = VT_CALL(real(dptr, hStream));
     int saved_errno = errno;
     vt_track_free_end(&f, rc == CUDA_SUCCESS, api);
-    if (rc == CUDA_SUCCESS && f.found)
-        vt_pools_after_free(f.saved.device);
+    pool_free_end(&f, pooled, rc == CUDA_SUCCESS);
     vt_leave(saved_errno);
     return rc;
 }
@@ -1022,16 +1044,19 @@ VT_EXPORT cudaError_t cudaHostRegister(void *ptr, size_t size, unsigned int flag
     return rc;
 }
 
+/* As alloc_async and alloc_from_pool. */
 static cudaError_t rt_alloc_async(__typeof__(&cudaMallocAsync) real, void **devPtr, size_t size,
                                   cudaStream_t hStream, vt_api_t api)
 {
-    vt_inflight_add(size);
+    uint64_t pending_bytes = vt_pools_request_bytes(size);
+    vt_inflight_add(pending_bytes);
     cudaError_t rc = VT_CALL(real(devPtr, size, hStream));
     int saved_errno = errno;
     int device = record_alloc(rc, VT_SERIES_DEVICE, DEVICE_OF_POINTER, rc ? 0 : (uint64_t)*devPtr,
                               size, api, size);
     if (device >= 0)
         vt_pools_after_alloc(device, 0, size);
+    vt_inflight_sub(pending_bytes - size);
     vt_leave(saved_errno);
     return rc;
 }
@@ -1040,13 +1065,15 @@ static cudaError_t rt_alloc_from_pool(__typeof__(&cudaMallocFromPoolAsync) real,
                                       size_t size, cudaMemPool_t memPool, cudaStream_t stream,
                                       vt_api_t api)
 {
-    vt_inflight_add(size);
+    uint64_t pending_bytes = vt_pools_request_bytes(size);
+    vt_inflight_add(pending_bytes);
     cudaError_t rc = VT_CALL(real(ptr, size, memPool, stream));
     int saved_errno = errno;
     int device = record_alloc(rc, VT_SERIES_DEVICE, DEVICE_OF_POINTER, rc ? 0 : (uint64_t)*ptr,
                               size, api, size);
     if (device >= 0)
         vt_pools_after_alloc(device, (uint64_t)(uintptr_t)memPool, size);
+    vt_inflight_sub(pending_bytes - size);
     vt_leave(saved_errno);
     return rc;
 }
@@ -1151,11 +1178,11 @@ VT_EXPORT cudaError_t cudaFreeAsync(void *devPtr, cudaStream_t hStream)
     VT_ENTER(cudaFreeAsync, RT_NOT_FOUND, (devPtr, hStream));
     vt_free_t f;
     rt_free_begin(DEVICE_SERIES, devPtr, VT_API_cudaFreeAsync, &f);
+    bool pooled = pool_free_begin(&f);
     cudaError_t rc = VT_CALL(real(devPtr, hStream));
     int saved_errno = errno;
     rt_free_end(&f, devPtr, rc, VT_API_cudaFreeAsync);
-    if (RT_OK(rc) && f.found)
-        vt_pools_after_free(f.saved.device);
+    pool_free_end(&f, pooled, RT_OK(rc));
     vt_leave(saved_errno);
     return rc;
 }
@@ -1165,11 +1192,11 @@ VT_EXPORT cudaError_t cudaFreeAsync_ptsz(void *devPtr, cudaStream_t hStream)
     VT_ENTER(cudaFreeAsync_ptsz, RT_NOT_FOUND, (devPtr, hStream));
     vt_free_t f;
     rt_free_begin(DEVICE_SERIES, devPtr, VT_API_cudaFreeAsync_ptsz, &f);
+    bool pooled = pool_free_begin(&f);
     cudaError_t rc = VT_CALL(real(devPtr, hStream));
     int saved_errno = errno;
     rt_free_end(&f, devPtr, rc, VT_API_cudaFreeAsync_ptsz);
-    if (RT_OK(rc) && f.found)
-        vt_pools_after_free(f.saved.device);
+    pool_free_end(&f, pooled, RT_OK(rc));
     vt_leave(saved_errno);
     return rc;
 }

@@ -14,6 +14,24 @@ static vt_totals_t totals;
 static vt_series_stats_t cat_stats[VT_MAX_DEVICES][VT_CAT_COUNT]; /* device series only */
 static uint64_t peak_by_category[VT_MAX_DEVICES][VT_CAT_COUNT];   /* live at the device peak */
 
+/* A device holds its allocations and what its stream-ordered pools reserve beyond their
+ * allocations: that is the device figure a reader computes from the POOL records. Kept here
+ * only to write an INFLIGHT record whenever the bytes in flight would raise that figure's peak
+ * (the library's own peaks count allocations). pool_reserved_of: each pool's last recorded
+ * reservation, by its number in the trace. held_peak_bytes: that figure's peak while the
+ * device had a reservation (the peak is at least s->peak_bytes). vt_lock held. */
+#define MAX_POOL_NUMBER 64
+static uint64_t pool_live_bytes[VT_MAX_DEVICES], pool_reserved_bytes[VT_MAX_DEVICES];
+static uint64_t held_peak_bytes[VT_MAX_DEVICES];
+static uint64_t pool_reserved_of[MAX_POOL_NUMBER + 1];
+static uint8_t pool_device_of[MAX_POOL_NUMBER + 1];
+
+static uint64_t held_bytes(int device, uint64_t live_bytes)
+{
+    uint64_t reserved = pool_reserved_bytes[device], used = pool_live_bytes[device];
+    return live_bytes + (reserved > used ? reserved - used : 0);
+}
+
 /* Graph memory is one pseudo-entry per device in the device series, keyed where no address
  * can be (the top of the address space), resized to each sample of the driver's reserve. */
 #define GRAPH_KEY(device) (~0ULL - (uint64_t)(device))
@@ -55,6 +73,14 @@ static void count_in(const vt_alloc_t *a)
         for (int cat = 0; cat < VT_CAT_COUNT; cat++)
             peak_by_category[device][cat] = cat_stats[device][cat].live_bytes;
     }
+    if (VT_UNLIKELY(vt_api_stream_ordered(a->api)))
+        pool_live_bytes[device] += a->size_bytes;
+    /* Without a reservation the figure is live_bytes, its peak s->peak_bytes. */
+    if (VT_UNLIKELY(pool_reserved_bytes[device])) {
+        uint64_t held = held_bytes(device, s->live_bytes);
+        if (held > held_peak_bytes[device])
+            held_peak_bytes[device] = held;
+    }
 }
 
 uint64_t vt_inflight_bytes;
@@ -69,13 +95,19 @@ static uint64_t next_serial; /* vt_lock held */
 __attribute__((noinline)) static void count_inflight(int device, uint64_t inflight_bytes)
 {
     vt_series_stats_t *s = &stats[VT_SERIES_DEVICE][device];
-    if (s->live_bytes + inflight_bytes <= s->peak_bytes)
+    uint64_t held = held_bytes(device, s->live_bytes) + inflight_bytes;
+    bool raises_held = held > held_peak_bytes[device] && held > s->peak_bytes;
+    if (s->live_bytes + inflight_bytes <= s->peak_bytes && !raises_held)
         return;
-    s->peak_bytes = s->live_bytes + inflight_bytes;
-    s->peak_t_ns = vt_now_ns();
-    for (int cat = 0; cat < VT_CAT_COUNT; cat++)
-        peak_by_category[device][cat] = cat_stats[device][cat].live_bytes;
-    peak_by_category[device][VT_CAT_UNKNOWN] += inflight_bytes; /* no call-site yet */
+    if (raises_held)
+        held_peak_bytes[device] = held;
+    if (s->live_bytes + inflight_bytes > s->peak_bytes) {
+        s->peak_bytes = s->live_bytes + inflight_bytes;
+        s->peak_t_ns = vt_now_ns();
+        for (int cat = 0; cat < VT_CAT_COUNT; cat++)
+            peak_by_category[device][cat] = cat_stats[device][cat].live_bytes;
+        peak_by_category[device][VT_CAT_UNKNOWN] += inflight_bytes; /* no call-site yet */
+    }
     vt_writer_inflight(device, inflight_bytes);
 }
 
@@ -92,6 +124,8 @@ static inline __attribute__((always_inline)) void count_out(const vt_alloc_t *a)
     }
     s->live_bytes -= a->size_bytes;
     s->n_frees++;
+    if (a->series == VT_SERIES_DEVICE && VT_UNLIKELY(vt_api_stream_ordered(a->api)))
+        pool_live_bytes[device] -= a->size_bytes;
     if (a->series == VT_SERIES_DEVICE) {
         vt_series_stats_t *c =
             &cat_stats[device][a->category < VT_CAT_COUNT ? a->category : VT_CAT_UNKNOWN];
@@ -504,11 +538,26 @@ void vt_track_drop_device(int device, uint64_t primary_ctx, uint64_t serial_befo
 }
 
 /* Writes a pool sample (pools.c asked the driver, outside vt_lock). */
-void vt_track_pool(int device, uint32_t pool, const uint64_t figures[4])
+void vt_track_pool(int device, uint32_t pool, const uint64_t figures[4], uint64_t gen,
+                   uint64_t *written_gen)
 {
     uint64_t t_ns = vt_now_ns();
     vt_lock_take();
-    vt_writer_pool(clamp_device(device), pool, t_ns, figures);
+    if (gen > *written_gen) {
+        *written_gen = gen;
+        device = clamp_device(device);
+        vt_writer_pool(device, pool, t_ns, figures);
+        if (pool <= MAX_POOL_NUMBER) {
+            int was = pool_device_of[pool];
+            pool_reserved_bytes[was] -= pool_reserved_of[pool];
+            pool_reserved_of[pool] = figures[0];
+            pool_device_of[pool] = (uint8_t)device;
+            pool_reserved_bytes[device] += figures[0];
+            uint64_t held = held_bytes(device, stats[VT_SERIES_DEVICE][device].live_bytes);
+            if (held > held_peak_bytes[device])
+                held_peak_bytes[device] = held;
+        }
+    }
     vt_lock_give();
 }
 
@@ -585,6 +634,11 @@ static void forget_all(void)
     __builtin_memset(stats, 0, sizeof stats);
     __builtin_memset(cat_stats, 0, sizeof cat_stats);
     __builtin_memset(peak_by_category, 0, sizeof peak_by_category);
+    __builtin_memset(pool_live_bytes, 0, sizeof pool_live_bytes);
+    __builtin_memset(pool_reserved_bytes, 0, sizeof pool_reserved_bytes);
+    __builtin_memset(held_peak_bytes, 0, sizeof held_peak_bytes);
+    __builtin_memset(pool_reserved_of, 0, sizeof pool_reserved_of);
+    __builtin_memset(pool_device_of, 0, sizeof pool_device_of);
     __builtin_memset(&totals, 0, sizeof totals);
     for (int d = 0; d < VT_MAX_DEVICES; d++)
         __atomic_store_n(&device_described[d], 0, __ATOMIC_RELAXED);

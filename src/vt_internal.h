@@ -391,7 +391,10 @@ void vt_track_drop_context(uint64_t ctx, uint64_t serial_before, vt_api_t api);
 void vt_track_drop_device(int device, uint64_t primary_ctx, uint64_t serial_before, vt_api_t api);
 /* A sample of stream-ordered pool number `pool` (from 1) of device: reserved, used, reserved
  * high, used high (bytes). */
-void vt_track_pool(int device, uint32_t pool, const uint64_t figures[4]);
+/* A POOL record of sample gen, unless a newer one of the pool (*written_gen, read and set under
+ * vt_lock) was recorded first. */
+void vt_track_pool(int device, uint32_t pool, const uint64_t figures[4], uint64_t gen,
+                   uint64_t *written_gen);
 /* What the driver says of a device, for its DEVICE record: "" and 0 where it did not answer. */
 typedef struct vt_device_info_s {
     char name[256];
@@ -594,7 +597,26 @@ int vt_current_device(void);          /* from the real driver; 0 when unknown */
 int vt_device_of_pointer(uint64_t p); /* from the real driver; -1 when unknown */
 /* ---- pools.c: stream-ordered pools' reservations, sampled where they can change -------------- */
 void vt_pools_after_alloc(int device, uint64_t pool, uint64_t size_bytes); /* pool 0: default */
-void vt_pools_after_free(int device);
+/* What a stream-ordered request of size_bytes may add to the device: its pool grows by whole
+ * granules (2 MiB) of mapped memory, at most the request rounded up to one, and the growth is
+ * known only once the pool is sampled after it (vt_pools_after_alloc). The shims keep that much
+ * in flight from before the real call until then. */
+#define VT_POOL_GRANULE_BYTES ((uint64_t)2 << 20)
+static inline uint64_t vt_pools_request_bytes(uint64_t size_bytes)
+{
+    uint64_t rounded = (size_bytes + VT_POOL_GRANULE_BYTES - 1) & ~(VT_POOL_GRANULE_BYTES - 1);
+    return rounded < size_bytes ? size_bytes : rounded;
+}
+void vt_pools_before_free(int device, uint64_t size_bytes); /* a stream-ordered allocation's */
+void vt_pools_after_free(int device, uint64_t size_bytes, bool ok);
+/* Whether api allocates from a stream-ordered pool. */
+static inline bool vt_api_stream_ordered(unsigned api)
+{
+    return api == VT_API_cuMemAllocAsync || api == VT_API_cuMemAllocAsync_ptsz ||
+           api == VT_API_cuMemAllocFromPoolAsync || api == VT_API_cuMemAllocFromPoolAsync_ptsz ||
+           api == VT_API_cudaMallocAsync || api == VT_API_cudaMallocAsync_ptsz ||
+           api == VT_API_cudaMallocFromPoolAsync || api == VT_API_cudaMallocFromPoolAsync_ptsz;
+}
 void vt_pools_at_sync(void);
 void vt_pools_at_trim(uint64_t pool);
 void vt_pools_at_teardown(int device);

@@ -159,10 +159,24 @@ static void peak_freed_add(vt_device_stats_t *d, const vt_live_t *e)
     d->peak_freed[d->n_peak_freed++] = *e;
 }
 
-/* size_bytes of a new entry (series, device d, category) into the totals and the peaks, at t_ns.
- * Scalars, not a vt_live_t: the fast path keeps them in registers. */
+/* A new peak of d's figure (vt_device_held_bytes), held_bytes, at t_ns: made by record number
+ * record with the live set as it is now. */
+static void device_peak(vt_device_stats_t *d, uint64_t held_bytes, uint64_t t_ns, uint64_t record)
+{
+    d->peak_bytes = held_bytes;
+    d->peak_t_ns = t_ns;
+    d->peak_record = record;
+    d->peak_pool_spare_bytes = vt_device_pool_spare_bytes(d);
+    memcpy(d->peak_by_category, d->live_by_category, sizeof(d->peak_by_category));
+    new_peak_set(d);
+}
+
+/* size_bytes of a new entry (series, device d, category; pooled: from a stream-ordered pool)
+ * into the totals and the peaks, at t_ns. Scalars, not a vt_live_t: the fast path keeps them in
+ * registers. */
 static inline void account_add(vt_analysis_t *a, const vt_reader_t *r, vt_device_stats_t *d,
-                               uint8_t series, uint8_t category, uint64_t size_bytes, uint64_t t_ns)
+                               uint8_t series, uint8_t category, bool pooled, uint64_t size_bytes,
+                               uint64_t t_ns)
 {
     if (series == VT_TRACE_SERIES_DEVICE) {
         if (!d)
@@ -170,19 +184,19 @@ static inline void account_add(vt_analysis_t *a, const vt_reader_t *r, vt_device
         /* Exact, then saturated: a hostile trace's sizes may pass 2^64 together. */
         d->live_exact += size_bytes;
         d->live_bytes = vt_sat_u128(d->live_exact);
+        if (pooled)
+            d->pool_live_exact += size_bytes;
         d->live_by_category_exact[category] += size_bytes;
         d->live_by_category[category] = vt_sat_u128(d->live_by_category_exact[category]);
         if (d->live_by_category[category] > d->cat_peak_bytes[category]) {
             d->cat_peak_bytes[category] = d->live_by_category[category];
             d->cat_peak_t_ns[category] = t_ns;
         }
-        if (d->live_bytes > d->peak_bytes) {
-            d->peak_bytes = d->live_bytes;
-            d->peak_t_ns = t_ns;
-            d->peak_record = r->n_records;
-            memcpy(d->peak_by_category, d->live_by_category, sizeof(d->peak_by_category));
-            new_peak_set(d);
-        }
+        if (d->live_bytes > d->tensors_peak_bytes)
+            d->tensors_peak_bytes = d->live_bytes;
+        uint64_t held_bytes = vt_device_held_bytes(d);
+        if (held_bytes > d->peak_bytes)
+            device_peak(d, held_bytes, t_ns, r->n_records);
     }
     a->live_exact[series] += size_bytes;
     uint64_t *live = &a->live_bytes[series];
@@ -202,6 +216,8 @@ static inline void account_remove(vt_analysis_t *a, const vt_live_t *e)
             return;
         d->live_exact -= e->size_bytes;
         d->live_bytes = vt_sat_u128(d->live_exact);
+        if (e->pooled)
+            d->pool_live_exact -= e->size_bytes;
         d->live_by_category_exact[e->category] -= e->size_bytes;
         d->live_by_category[e->category] = vt_sat_u128(d->live_by_category_exact[e->category]);
         /* Allocated before the device's last peak from events: it was live then. */
@@ -224,6 +240,8 @@ static inline int apply_alloc(vt_analysis_t *a, vt_reader_t *r, uint8_t series, 
         a->n_allocs++;
     if (api < 256 && (a->array_apis[api >> 6] >> (api & 63) & 1))
         a->n_array_allocs++;
+    bool pooled =
+        series == VT_TRACE_SERIES_DEVICE && api < 256 && (a->pool_apis[api >> 6] >> (api & 63) & 1);
     /* One probe: the entry at the same address, or the empty slot live_insert would fill. */
     vt_live_t *slot = a->cap_live ? live_probe(a, series, handle, address) : NULL;
     if (slot && slot->used) {
@@ -244,6 +262,7 @@ static inline int apply_alloc(vt_analysis_t *a, vt_reader_t *r, uint8_t series, 
         slot->handle = handle;
         slot->category = category;
         slot->used = 1;
+        slot->pooled = pooled;
         slot->peak_epoch = peak_epoch;
         a->n_live++;
     } else {
@@ -254,11 +273,12 @@ static inline int apply_alloc(vt_analysis_t *a, vt_reader_t *r, uint8_t series, 
                        .series = series,
                        .handle = handle,
                        .category = category,
+                       .pooled = pooled,
                        .peak_epoch = peak_epoch};
         if (live_insert(a, &e) != 0)
             return vt_reader_fail(r, "'%s': out of memory at byte %" PRIu64, r->path, offset);
     }
-    account_add(a, r, d, series, category, size_bytes, t_ns);
+    account_add(a, r, d, series, category, pooled, size_bytes, t_ns);
     return 0;
 }
 
@@ -291,11 +311,14 @@ static void apply_peak(vt_analysis_t *a, const vt_event_t *ev)
         return;
     }
     vt_device_stats_t *d = device_stats(a, ev->u.peak.device);
+    if (d && ev->u.peak.peak_bytes > d->tensors_peak_bytes)
+        d->tensors_peak_bytes = ev->u.peak.peak_bytes;
     if (!d || ev->u.peak.peak_bytes <= d->peak_bytes)
         return;
     d->peak_bytes = ev->u.peak.peak_bytes;
     d->peak_t_ns = ev->u.peak.peak_t_ns;
     d->peak_record = UINT64_MAX;
+    d->peak_pool_spare_bytes = 0; /* the library's peak counts allocations */
     memcpy(d->peak_by_category, ev->u.peak.by_category, sizeof d->peak_by_category);
     d->n_peak_freed = 0; /* no live set at this peak: nothing to keep */
 }
@@ -307,21 +330,23 @@ static void apply_peak(vt_analysis_t *a, const vt_event_t *ev)
 static void apply_inflight(vt_analysis_t *a, const vt_reader_t *r, const vt_event_t *ev)
 {
     vt_device_stats_t *d = device_stats(a, ev->u.inflight.device);
-    uint64_t bytes = d ? vt_sat_add(d->live_bytes, ev->u.inflight.inflight_bytes) : 0;
-    if (!d || bytes <= d->peak_bytes)
+    if (!d)
         return;
-    d->peak_bytes = bytes;
-    d->peak_t_ns = r->t_ns;
-    d->peak_record = r->n_records;
-    memcpy(d->peak_by_category, d->live_by_category, sizeof(d->peak_by_category));
+    uint64_t inflight_bytes = ev->u.inflight.inflight_bytes;
+    if (vt_sat_add(d->live_bytes, inflight_bytes) > d->tensors_peak_bytes)
+        d->tensors_peak_bytes = vt_sat_add(d->live_bytes, inflight_bytes);
+    uint64_t bytes = vt_sat_add(vt_device_held_bytes(d), inflight_bytes);
+    if (bytes <= d->peak_bytes)
+        return;
+    device_peak(d, bytes, r->t_ns, r->n_records);
     d->peak_by_category[VT_CAT_UNKNOWN] =
-        vt_sat_add(d->peak_by_category[VT_CAT_UNKNOWN], ev->u.inflight.inflight_bytes);
-    new_peak_set(d);
+        vt_sat_add(d->peak_by_category[VT_CAT_UNKNOWN], inflight_bytes);
 }
 
 /* A POOL record: the pool's figures now; its peaks are the highest seen, the driver's own high
- * marks included (they cover what happened between samples). */
-static int apply_pool(vt_analysis_t *a, const vt_event_t *ev)
+ * marks included (they cover what happened between samples). Its reservation is the device's:
+ * the device's figure may reach a new peak with it, the live set being the one now. */
+static int apply_pool(vt_analysis_t *a, const vt_reader_t *r, const vt_event_t *ev)
 {
     vt_pool_stats_t *p = NULL;
     for (uint32_t i = 0; i < a->n_pools && !p; i++)
@@ -333,7 +358,9 @@ static int apply_pool(vt_analysis_t *a, const vt_event_t *ev)
         p = &a->pools[a->n_pools++];
         memset(p, 0, sizeof(*p));
         p->pool = ev->u.pool.pool;
+        p->device = ev->u.pool.device;
     }
+    uint32_t old_device = p->device;
     p->device = ev->u.pool.device;
     p->reserved_bytes = ev->u.pool.reserved_bytes;
     p->used_bytes = ev->u.pool.used_bytes;
@@ -348,23 +375,51 @@ static int apply_pool(vt_analysis_t *a, const vt_event_t *ev)
     }
     if (used > p->used_peak_bytes)
         p->used_peak_bytes = used;
+    /* A hostile trace may move a pool to another device: both devices' sums are redone. */
+    for (int k = 0; k < 2; k++) {
+        uint32_t device = k ? p->device : old_device;
+        if (k && device == old_device)
+            break;
+        vt_device_stats_t *d = device_stats(a, device);
+        if (!d)
+            return -1;
+        uint64_t sum = 0;
+        for (uint32_t i = 0; i < a->n_pools; i++)
+            if (a->pools[i].device == device)
+                sum = vt_sat_add(sum, a->pools[i].reserved_bytes);
+        d->pool_reserved_bytes = sum;
+        if (sum > d->pool_reserved_peak_bytes)
+            d->pool_reserved_peak_bytes = sum;
+        uint64_t held_bytes = vt_device_held_bytes(d);
+        if (held_bytes > d->peak_bytes)
+            device_peak(d, held_bytes, ev->u.pool.t_ns, r->n_records);
+    }
     return 0;
 }
 
 /* The apis that make CUDA arrays, whose sizes the library counts logically (src/preload.c):
- * the report says so when the trace has any. */
-static void note_array_apis(vt_analysis_t *a, const vt_reader_t *r)
+ * the report says so when the trace has any; and those that allocate from a stream-ordered pool,
+ * whose bytes the pool's reservation holds. */
+static void note_apis(vt_analysis_t *a, const vt_reader_t *r)
 {
     static const char *const makers[] = {"cuArrayCreate_v2",       "cuArray3DCreate_v2",
                                          "cuMipmappedArrayCreate", "cudaMallocArray",
                                          "cudaMalloc3DArray",      "cudaMallocMipmappedArray"};
+    static const char *const pooled[] = {"cuMemAllocAsync",         "cuMemAllocAsync_ptsz",
+                                         "cuMemAllocFromPoolAsync", "cuMemAllocFromPoolAsync_ptsz",
+                                         "cudaMallocAsync",         "cudaMallocAsync_ptsz",
+                                         "cudaMallocFromPoolAsync", "cudaMallocFromPoolAsync_ptsz"};
     memset(a->array_apis, 0, sizeof(a->array_apis));
+    memset(a->pool_apis, 0, sizeof(a->pool_apis));
     for (uint32_t api = 0; api < r->n_api_names && api < 256; api++) {
         char name[64];
         vt_reader_api_name(r, api, name, sizeof(name));
         for (size_t i = 0; i < sizeof(makers) / sizeof(makers[0]); i++)
             if (!strcmp(name, makers[i]))
                 a->array_apis[api >> 6] |= 1ULL << (api & 63);
+        for (size_t i = 0; i < sizeof(pooled) / sizeof(pooled[0]); i++)
+            if (!strcmp(name, pooled[i]))
+                a->pool_apis[api >> 6] |= 1ULL << (api & 63);
     }
 }
 
@@ -422,10 +477,10 @@ int vt_analysis_apply(vt_analysis_t *a, vt_reader_t *r, const vt_event_t *ev)
         apply_inflight(a, r, ev);
         break;
     case VT_REC_API_NAMES:
-        note_array_apis(a, r);
+        note_apis(a, r);
         break;
     case VT_REC_POOL:
-        if (apply_pool(a, ev) != 0)
+        if (apply_pool(a, r, ev) != 0)
             return vt_reader_fail(r, "'%s': out of memory at byte %" PRIu64, r->path, ev->offset);
         break;
     default:

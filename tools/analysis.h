@@ -14,18 +14,31 @@
 typedef struct vt_live_s {
     uint64_t address, size_bytes;
     uint32_t device, stack_id;
-    uint8_t series, handle, category, used;
+    uint8_t series, handle, category;
+    uint8_t used : 1, pooled : 1; /* pooled: a stream-ordered allocation, its pool's bytes */
     uint32_t peak_epoch; /* device series: the device's peak_epoch when it was allocated (in
                           * what was padding: 32 bytes an entry) */
 } vt_live_t;
 
+/* A device holds its allocations and, for its stream-ordered pools, what they reserved: a pool
+ * keeps its reservation whatever its allocations add up to (a release threshold of UINT64_MAX
+ * never gives any back). So the device's figure (vt_device_held_bytes) is live_bytes plus what
+ * the pools' reservations hold beyond their live allocations, never less than live_bytes: the
+ * reservations are samples (POOL records), the allocations exact. peak_bytes is that figure's
+ * peak; tensors_peak_bytes the peak of the allocations alone. */
 typedef struct vt_device_stats_s {
     uint32_t device;
     uint64_t live_bytes, peak_bytes, peak_t_ns;
+    uint64_t tensors_peak_bytes;
+    uint64_t pool_reserved_bytes;      /* the device's pools at their last samples, together */
+    uint64_t pool_reserved_peak_bytes; /* the largest pool_reserved_bytes */
+    uint64_t peak_pool_spare_bytes;    /* at the peak: reserved beyond the pools' allocations */
+    vt_u128_t pool_live_exact;         /* the device's stream-ordered allocations live */
     uint64_t peak_record; /* the record that made the peak; UINT64_MAX: after a cap, from the
                            * library's PEAK record (no live set to show) */
     uint64_t live_by_category[VT_CAT_COUNT];
-    uint64_t peak_by_category[VT_CAT_COUNT]; /* at the peak: sums to peak_bytes */
+    uint64_t peak_by_category[VT_CAT_COUNT]; /* at the peak: with peak_pool_spare_bytes, sums
+                                              * to peak_bytes */
     uint64_t cat_peak_bytes[VT_CAT_COUNT];   /* each category's own peak (events only) */
     uint64_t cat_peak_t_ns[VT_CAT_COUNT];    /* when it was first reached */
     /* live_bytes and live_by_category exactly (sat.h): those two saturate at 2^64 - 1, so a
@@ -39,6 +52,22 @@ typedef struct vt_device_stats_s {
     vt_live_t *peak_freed;
     size_t n_peak_freed, cap_peak_freed;
 } vt_device_stats_t;
+
+/* What the pools of d reserve beyond their live allocations (0 when they reserve less: a
+ * sample older than the allocations). */
+static inline uint64_t vt_device_pool_spare_bytes(const vt_device_stats_t *d)
+{
+    if (!d->pool_reserved_bytes)
+        return 0;
+    uint64_t pool_live_bytes = vt_sat_u128(d->pool_live_exact);
+    return d->pool_reserved_bytes > pool_live_bytes ? d->pool_reserved_bytes - pool_live_bytes : 0;
+}
+
+/* What device d holds for the process now: its allocations, its pools' spare reservation. */
+static inline uint64_t vt_device_held_bytes(const vt_device_stats_t *d)
+{
+    return vt_sat_add(d->live_bytes, vt_device_pool_spare_bytes(d));
+}
 
 /* A stream-ordered pool, from its POOL records: what it reserved and what its allocations used
  * (the driver's figures), now and at their peaks (the driver's high marks included). */
@@ -69,6 +98,7 @@ typedef struct vt_analysis_s {
     uint64_t n_allocs, n_frees, n_failed, n_unmatched_frees;
     uint64_t n_array_allocs; /* CUDA arrays made: counted at their logical size */
     uint64_t array_apis[4];  /* bit api set: that api makes arrays (from the API_NAMES record) */
+    uint64_t pool_apis[4];   /* bit api set: that api allocates from a stream-ordered pool */
     uint64_t capped_limit_bytes; /* VRAMTRACE_MAX_SIZE reached: 0 when the trace is whole */
     uint64_t capped_t_ns;        /* the last event before the cap */
     vt_oom_t *ooms;

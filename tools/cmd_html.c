@@ -308,6 +308,14 @@ static void categories(FILE *out, const vt_report_t *rep)
         else
             fputs("<td>0 B</td><td>\u2014</td></tr>\n", out);
     }
+    uint64_t spare = peak ? peak->peak_pool_spare_bytes : 0;
+    if (spare) {
+        double share = total ? 100.0 * (double)spare / (double)total : 0;
+        fprintf(out,
+                "<tr><th>pool spare</th><td>%s</td><td>%s</td><td>%.1f%%</td><td></td>"
+                "<td></td><td></td></tr>\n",
+                vt_fmt_commas(spare, c1, sizeof(c1)), vt_fmt_binary(spare, b1, sizeof(b1)), share);
+    }
     fprintf(out,
             "</tbody><tfoot><tr><th>total</th><td>%s</td><td>%s</td><td></td><td></td><td></td>"
             "<td></td></tr></tfoot></table>\n</section>\n",

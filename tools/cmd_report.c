@@ -98,15 +98,21 @@ static void print_process(const vt_report_t *rep)
     printf("allocator: %s%s%s%s: %s\n", mode, cmd[0] ? " (" : "", cmd, cmd[0] ? ")" : "", meaning);
 }
 
-static void print_category_table(const uint64_t *by_category, uint64_t total)
+/* The categories of total; pool_spare_bytes (what stream-ordered pools reserved beyond their
+ * allocations, part of total) a row of its own when there is any. */
+static void print_category_table(const uint64_t *by_category, uint64_t pool_spare_bytes,
+                                 uint64_t total)
 {
     char c[32], b[32];
     printf("  %-12s %17s %11s %7s\n", "category", "bytes", "binary", "share");
-    for (int i = 0; i < VT_CAT_COUNT; i++) {
-        double share = total ? 100.0 * (double)by_category[i] / (double)total : 0;
-        printf("  %-12s %17s %11s %6.1f%%\n", vt_category_names[i],
-               vt_fmt_commas(by_category[i], c, sizeof(c)),
-               vt_fmt_binary(by_category[i], b, sizeof(b)), share);
+    for (int i = 0; i <= VT_CAT_COUNT; i++) {
+        uint64_t bytes = i < VT_CAT_COUNT ? by_category[i] : pool_spare_bytes;
+        if (i == VT_CAT_COUNT && !bytes)
+            break;
+        double share = total ? 100.0 * (double)bytes / (double)total : 0;
+        printf("  %-12s %17s %11s %6.1f%%\n",
+               i < VT_CAT_COUNT ? vt_category_names[i] : "pool spare",
+               vt_fmt_commas(bytes, c, sizeof(c)), vt_fmt_binary(bytes, b, sizeof(b)), share);
     }
     printf("  %-12s %17s %11s\n", "total", vt_fmt_commas(total, c, sizeof(c)),
            vt_fmt_binary(total, b, sizeof(b)));
@@ -136,7 +142,7 @@ static void print_text(const vt_report_t *rep)
             printf("live at %s on device %" PRIu32 ": %s\n",
                    vt_fmt_seconds(rep->at_ns, s1, sizeof(s1)), a->devices[i].device,
                    vt_fmt_binary(total, b1, sizeof(b1)));
-            print_category_table(by_category, total);
+            print_category_table(by_category, 0, total);
         }
     } else if (!peak) {
         printf("device peak: 0 B (no device memory allocated)\n");
@@ -151,7 +157,7 @@ static void print_text(const vt_report_t *rep)
             printf("peak phase: %s (range %s)\n", rep->peak_phase.name, rep->peak_phase.path);
         else if (rep->peak_phase.kind[0] == 'm')
             printf("peak phase: %s (after mark)\n", rep->peak_phase.name);
-        print_category_table(peak->peak_by_category, peak->peak_bytes);
+        print_category_table(peak->peak_by_category, peak->peak_pool_spare_bytes, peak->peak_bytes);
     }
     if (rep->category >= 0) {
         const vt_device_stats_t *cp = vt_report_category_peak(a, rep->category);
@@ -176,6 +182,11 @@ static void print_text(const vt_report_t *rep)
                share[0] ? ")" : "",
                vt_fmt_seconds(vt_report_rel(rep, d->peak_t_ns), s1, sizeof(s1)),
                vt_fmt_binary(d->live_bytes, b2, sizeof(b2)));
+        /* With pools the peak counts their reservations: the two figures it comes from. */
+        if (d->pool_reserved_peak_bytes)
+            printf("    tensors live peak %s, pool reserved peak %s\n",
+                   vt_fmt_binary(d->tensors_peak_bytes, b1, sizeof(b1)),
+                   vt_fmt_binary(d->pool_reserved_peak_bytes, b2, sizeof(b2)));
     }
     printf("pinned host peak: %s\n",
            vt_fmt_binary(a->peak_bytes[VT_TRACE_SERIES_PINNED], b1, sizeof(b1)));
@@ -293,6 +304,7 @@ static void print_json(const vt_report_t *rep)
     if (peak)
         vt_json_uint(&j, "device", peak->device);
     json_by_category(&j, "by_category", peak ? peak->peak_by_category : zero);
+    vt_json_uint(&j, "pool_spare_bytes", peak ? peak->peak_pool_spare_bytes : 0);
     if (rep->peak_phase.kind && rep->peak_phase.kind[0]) {
         vt_json_begin_object(&j, "phase");
         vt_json_string(&j, "name", rep->peak_phase.name);
@@ -361,6 +373,9 @@ static void print_json(const vt_report_t *rep)
         vt_json_uint(&j, "peak_time_ns", vt_report_rel(rep, d->peak_t_ns));
         vt_json_uint(&j, "leaked_bytes", d->live_bytes);
         json_by_category(&j, "by_category", d->peak_by_category);
+        vt_json_uint(&j, "pool_spare_bytes", d->peak_pool_spare_bytes);
+        vt_json_uint(&j, "tensors_live_peak_bytes", d->tensors_peak_bytes);
+        vt_json_uint(&j, "pool_reserved_peak_bytes", d->pool_reserved_peak_bytes);
         vt_json_end_object(&j);
     }
     vt_json_end_array(&j);

@@ -181,12 +181,12 @@ static void phase_push(vt_timeline_t *tl, const vt_reader_t *r, const vt_analysi
         o[tl->n_open - 1].band = band_open(tl, i, ev->t_ns);
     vt_tl_phase_t *p = &tl->phases[i];
     p->n_times++;
-    /* What is live when the phase opens counts toward its peak. */
+    /* What is held when the phase opens counts toward its peak. */
     const vt_device_stats_t *top = NULL;
     for (uint32_t k = 0; k < a->n_devices; k++)
-        if (!top || a->devices[k].live_bytes > top->live_bytes)
+        if (!top || vt_device_held_bytes(&a->devices[k]) > vt_device_held_bytes(top))
             top = &a->devices[k];
-    uint64_t live = top ? top->live_bytes : 0;
+    uint64_t live = top ? vt_device_held_bytes(top) : 0;
     if (p->n_times == 1 || live > p->peak_bytes) {
         p->peak_bytes = live;
         p->peak_device = top ? top->device : 0;
@@ -206,6 +206,20 @@ static void phase_pop(vt_timeline_t *tl, const vt_reader_t *r, const vt_event_t 
         tl->bands[tl->open[i].band].t1_ns = ev->t_ns;
     memmove(&tl->open[i], &tl->open[i + 1], (tl->n_open - (size_t)i - 1) * sizeof(*tl->open));
     tl->n_open--;
+}
+
+/* What device d holds now, at t_ns, into the peaks of the open phases. */
+static void phase_peaks(vt_timeline_t *tl, const vt_device_stats_t *d, uint64_t t_ns)
+{
+    uint64_t held_bytes = vt_device_held_bytes(d);
+    for (size_t i = 0; i < tl->n_open; i++) {
+        vt_tl_phase_t *p = &tl->phases[tl->open[i].phase];
+        if (held_bytes > p->peak_bytes) {
+            p->peak_bytes = held_bytes;
+            p->peak_device = d->device;
+            p->peak_t_ns = t_ns;
+        }
+    }
 }
 
 static int on_record(void *ctx, const vt_reader_t *r, const vt_analysis_t *a, const vt_event_t *ev,
@@ -230,15 +244,13 @@ static int on_record(void *ctx, const vt_reader_t *r, const vt_analysis_t *a, co
         }
         if (tl->columns && column_sample(tl, d, ev->t_ns > r->t0_ns ? ev->t_ns - r->t0_ns : 0) < 0)
             tl->oom = 1;
-        for (size_t i = 0; i < tl->n_open; i++) {
-            vt_tl_phase_t *p = &tl->phases[tl->open[i].phase];
-            if (d->live_bytes > p->peak_bytes) {
-                p->peak_bytes = d->live_bytes;
-                p->peak_device = d->device;
-                p->peak_t_ns = ev->t_ns;
-            }
-        }
+        phase_peaks(tl, d, ev->t_ns);
     }
+    /* A pool's reservation is the device's too: the open phases' peaks count it. */
+    const vt_device_stats_t *d =
+        ev->type == VT_REC_POOL && !tl->row ? vt_stream_device(a, ev->u.pool.device) : NULL;
+    if (d)
+        phase_peaks(tl, d, ev->t_ns);
     return tl->also ? tl->also(tl->also_ctx, r, a, ev, old, changed, n_changed) : 0;
 }
 

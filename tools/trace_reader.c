@@ -679,7 +679,8 @@ int vt_reader_next(vt_reader_t *r, vt_event_t *ev)
         if (!c.bad && (t == VT_REC_CAPPED || t == VT_REC_PEAK || t == VT_REC_INFLIGHT ||
                        t == VT_REC_DEVICE_IDS || t == VT_REC_POOL)) {
             /* Known extensions: decode within their body; extra bytes are a later minor's. */
-            cur_t bc = {.p = body, .end = body + ev->u.ext.body_len};
+            uint64_t body_len = ev->u.ext.body_len; /* the union's fields overwrite it */
+            cur_t bc = {.p = body, .end = body + body_len};
             if (t == VT_REC_CAPPED) {
                 ev->u.capped.limit_bytes = get_u(&bc);
             } else if (t == VT_REC_INFLIGHT) {
@@ -718,8 +719,12 @@ int vt_reader_next(vt_reader_t *r, vt_event_t *ev)
                 if (!bc.bad && ev->u.peak.series >= VT_TRACE_SERIES_COUNT)
                     vt_cur_corrupt(&bc, "series %u", ev->u.peak.series);
             }
-            if (bc.bad)
-                c.bad = bc.bad;
+            /* The body's cursor says why; a body too short for its fields is corrupt (the
+             * record itself was whole). */
+            if (bc.bad == CUR_TRUNCATED)
+                vt_cur_corrupt(&c, "a body of %" PRIu64 " bytes is too short", body_len);
+            else if (bc.bad)
+                vt_cur_corrupt(&c, "%s", bc.why);
         } else if (!c.bad) {
             r->n_unknown++;
         }

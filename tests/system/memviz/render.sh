@@ -46,7 +46,7 @@ else:
     want = {d["device"]: d for d in report["devices"]}
     for d in got["devices"]:
         w = want.pop(d["device"], None)
-        if not w or d["peak"] != w["peak_bytes"] or d["end"] != w["leaked_bytes"]:
+        if not w or d["peak"] != w["tensors_live_peak_bytes"] or d["end"] != w["leaked_bytes"]:
             bad.append(f"device {d}: report says {w}")
     if want:
         bad.append(f"devices missing from the page: {sorted(want)}")

@@ -10,7 +10,10 @@
 #             the device's by the padding), and the text, JSON and HTML reports say so
 #   pools-T   stream-ordered pools (release threshold T: 0, 1G, max; syncs of each kind, a
 #             trim): each pool's reserved and used bytes at the end and at their peaks equal the
-#             device's, in JSON ('pools'), and the text and HTML reports show them side by side
+#             device's, in JSON ('pools'), and the text and HTML reports show them side by side;
+#             the device peak counts the reservations: it equals the device's high-water mark of
+#             what it holds (hwm_bytes, above its allocations' own), the device's tensors live
+#             peak its allocations' and its pool reserved peak the same high-water mark
 # Needs python3 (exits 77, skipped, without it).
 set -u
 lib=$1 simdir=$2 vramtrace=$3 prog=$4 case=$5
@@ -35,6 +38,10 @@ pools-*)
         grep -qE "^pool 1 on device 0: tensors live peak 10\.00 MiB, pool reserved peak 10\.00 MiB" \
             "$tmp/text" ||
         { echo "FAIL $case: the text report lacks the pool line"; cat "$tmp/text"; exit 1; }
+    grep -qE "^    tensors live peak [0-9.]+ MiB, pool reserved peak [0-9.]+ MiB$" "$tmp/text" &&
+        grep -qE "^  pool spare +[0-9,]+ " "$tmp/text" ||
+        { echo "FAIL $case: the text report lacks the device's two peaks or the pool spare row"
+          cat "$tmp/text"; exit 1; }
     "$vramtrace" html "$tmp/t.vtr" -o "$tmp/t.html" >/dev/null &&
         grep -qF "tensors live peak 10.00 MiB, pool reserved peak 10.00 MiB" "$tmp/t.html" ||
         { echo "FAIL $case: the HTML report lacks the pool line"; exit 1; }
@@ -62,8 +69,11 @@ for row in open(f"{tmp}/stats"):
         stats[w[0]] = {w[i]: int(w[i + 1]) for i in range(first, len(w) - 1, 2)}
 j = json.load(open(f"{tmp}/json"))
 dev = [d for d in j["devices"] if d["device"] == 0]
+pooled = case.startswith("pools")
 got = {
-    "device peak": (dev[0]["peak_bytes"] if dev else 0, stats["device"]["alloc_hwm_bytes"]),
+    # A pool holds its reservation: the device peak is then what the device held at most.
+    "device peak": (dev[0]["peak_bytes"] if dev else 0,
+                    stats["device"]["hwm_bytes" if pooled else "alloc_hwm_bytes"]),
     "device live at the end": (dev[0]["leaked_bytes"] if dev else 0,
                                stats["device"]["alloc_live_bytes"]),
     "managed peak": (j["managed"]["peak_bytes"], stats["managed"]["alloc_hwm_bytes"]),
@@ -82,6 +92,19 @@ if case == "padded":
             print(f"FAIL {case}: {k} {ours} (the device's {theirs}): want 4000 of 5120")
             sys.exit(1)
         del got[k]
+if pooled:
+    got["device tensors live peak"] = (dev[0]["tensors_live_peak_bytes"],
+                                       stats["device"]["alloc_hwm_bytes"])
+    got["device pool reserved peak"] = (dev[0]["pool_reserved_peak_bytes"],
+                                        stats["device"]["hwm_bytes"])
+    # The categories at the peak and the pools' spare make the peak.
+    for where, obj in (("peak", j["peak"]), ("devices[0]", dev[0])):
+        total = sum(obj["by_category"].values()) + obj["pool_spare_bytes"]
+        got[f"{where} categories + pool spare"] = (total, stats["device"]["hwm_bytes"])
+    if stats["device"]["hwm_bytes"] <= stats["device"]["alloc_hwm_bytes"]:
+        print(f"FAIL {case}: the device's reservation never exceeded its allocations: "
+              "the case tests nothing")
+        sys.exit(1)
 # Pools: ours are numbered as first sampled, the device's as created: the same order here.
 sim_pools = sorted((int(w[1]), {w[i]: int(w[i + 1]) for i in range(2, len(w) - 1, 2)})
                    for w in (row.split() for row in open(f"{tmp}/stats")) if w[0] == "pool")

@@ -393,6 +393,10 @@ static void test_versions_and_records(void)
          "\x50\x10"
          "abc",
          "truncated record at byte 16", 5},
+        {"short POOL body", "\x44\x01\x05",
+         "corrupt record at byte 16 (a body of 1 bytes is too short)", 3},
+        {"PEAK of series 9", "\x41\x0b\x09\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00",
+         "corrupt record at byte 16 (series 9)", 13},
     };
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
         tb_init(&tb, VT_FORMAT_MAJOR, VT_FORMAT_MINOR);
@@ -524,6 +528,106 @@ static void test_inflight(void)
     tb_release(&tb);
 }
 
+/* ---- stream-ordered pools (POOL, format 1.4) ------------------------------------------------ */
+
+/* A POOL record of pool on device: its figures at t_ns (absolute). */
+static void tb_pool(tb_t *tb, uint64_t t_ns, uint32_t device, uint32_t pool, uint64_t reserved,
+                    uint64_t used, uint64_t reserved_high, uint64_t used_high)
+{
+    uint8_t body[80];
+    size_t n = vt_put_varint(body, t_ns);
+    n += vt_put_varint(body + n, device);
+    n += vt_put_varint(body + n, pool);
+    n += vt_put_varint(body + n, reserved);
+    n += vt_put_varint(body + n, used);
+    n += vt_put_varint(body + n, reserved_high);
+    n += vt_put_varint(body + n, used_high);
+    tb_extension(tb, VT_REC_POOL, body, n);
+}
+
+/* The POOL record read into each pool's figures, and a pool's reservation counted in its
+ * device's figure: allocations + what the device's pools reserve beyond their stream-ordered
+ * allocations (never below the allocations when a sample is older than them); the peak's
+ * categories hold the allocations, pool_spare the rest. Pool number 0 is corrupt. */
+static void test_pools(void)
+{
+    tb_t tb;
+    vt_reader_t r;
+    vt_analysis_t a;
+    const char *path = tmp_path("pools.vtr");
+    tb_init(&tb, VT_FORMAT_MAJOR, VT_FORMAT_MINOR);
+    uint32_t names[4] = {tb_string(&tb, "cuMemAlloc_v2"), tb_string(&tb, "cuMemAllocAsync"),
+                         tb_string(&tb, "cuMemFreeAsync"),
+                         tb_string(&tb, "cudaMallocFromPoolAsync")};
+    tb_api_names(&tb, 4, names);
+    tb_alloc(&tb, 1, VT_TRACE_SERIES_DEVICE, VT_CAT_WEIGHTS, 0, 0, 0x1000, 1000, 0, 0);
+    tb_alloc(&tb, 1, VT_TRACE_SERIES_DEVICE, VT_CAT_DATA, 0, 1, 0x2000, 3000, 0, 0);
+    tb_pool(&tb, 101, 0, 1, 4096, 3000, 4096, 3000);          /* 1000 + 4096 */
+    tb_free(&tb, 1, VT_TRACE_SERIES_DEVICE, 0, 2, 0x2000, 0); /* the pool keeps 4096 */
+    tb_alloc(&tb, 1, VT_TRACE_SERIES_DEVICE, VT_CAT_DATA, 0, 3, 0x3000, 5000, 0, 0); /* 6000 */
+    tb_pool(&tb, 102, 0, 1, 8192, 5000, 8192, 5000); /* 1000 + 8192 */
+    tb_pool(&tb, 103, 0, 2, 2048, 0, 2048, 0);       /* 6000 + 10240 - 5000: the peak */
+    tb_pool(&tb, 104, 0, 1, 0, 0, 8192, 5000);       /* a stale sample: below its allocations */
+    tb_pool(&tb, 105, 1, 3, 4096, 0, 4096, 0);       /* a device with a pool and no allocation */
+    tb_write(&tb, path, SIZE_MAX);
+
+    VT_CHECK_EQ("pools trace", read_all(path, &a, &r), 0);
+    VT_CHECK_EQ("pools: no unknown records", r.n_unknown, 0);
+    VT_CHECK_EQ("pools: three", a.n_pools, 3);
+    const vt_pool_stats_t *p1 = a.n_pools == 3 ? &a.pools[0] : NULL;
+    VT_CHECK("pool 1 read", p1 && p1->pool == 1 && p1->device == 0 && p1->reserved_bytes == 0 &&
+                                p1->used_bytes == 0 && p1->reserved_peak_bytes == 8192 &&
+                                p1->used_peak_bytes == 5000 && p1->reserved_peak_t_ns == 102);
+    VT_CHECK("pool 3 on device 1", a.n_pools == 3 && a.pools[2].pool == 3 &&
+                                       a.pools[2].device == 1 && a.pools[2].reserved_bytes == 4096);
+    const vt_device_stats_t *d0 = vt_stream_device(&a, 0), *d1 = vt_stream_device(&a, 1);
+    VT_CHECK("device 0: the peak counts the reservations",
+             d0 && d0->peak_bytes == 11240 && d0->peak_t_ns == 103);
+    VT_CHECK("device 0: categories and pool spare at the peak",
+             d0 && d0->peak_pool_spare_bytes == 5240 &&
+                 d0->peak_by_category[VT_CAT_WEIGHTS] == 1000 &&
+                 d0->peak_by_category[VT_CAT_DATA] == 5000);
+    VT_CHECK("device 0: tensors live peak, pool reserved peak",
+             d0 && d0->tensors_peak_bytes == 6000 && d0->pool_reserved_peak_bytes == 10240);
+    VT_CHECK("device 0: a stale sample counts the allocations",
+             d0 && d0->pool_reserved_bytes == 2048 && vt_device_held_bytes(d0) == 6000 &&
+                 d0->live_bytes == 6000);
+    VT_CHECK("device 1: its pool alone",
+             d1 && d1->peak_bytes == 4096 && d1->live_bytes == 0 && d1->tensors_peak_bytes == 0);
+    VT_CHECK("the peak is device 0's", vt_analysis_peak(&a) == d0);
+    VT_CHECK_EQ("pools: leaked are allocations", vt_analysis_leaked_bytes(&a), 6000);
+    vt_analysis_release(&a);
+    vt_reader_release(&r);
+
+    /* A freed stream-ordered allocation leaves the reservation: the figure stays. */
+    tb_release(&tb);
+    tb_init(&tb, VT_FORMAT_MAJOR, VT_FORMAT_MINOR);
+    names[0] = tb_string(&tb, "cudaMallocAsync");
+    tb_api_names(&tb, 1, names);
+    tb_alloc(&tb, 1, VT_TRACE_SERIES_DEVICE, VT_CAT_DATA, 0, 0, 0x2000, 3000, 0, 0);
+    tb_pool(&tb, 50, 0, 1, 4096, 3000, 4096, 3000);
+    tb_free(&tb, 1, VT_TRACE_SERIES_DEVICE, 0, 0, 0x2000, 0);
+    tb_alloc(&tb, 1, VT_TRACE_SERIES_DEVICE, VT_CAT_DATA, 0, 0, 0x3000, 4000, 0, 0);
+    tb_write(&tb, path, SIZE_MAX);
+    VT_CHECK_EQ("reuse trace", read_all(path, &a, &r), 0);
+    d0 = vt_stream_device(&a, 0);
+    VT_CHECK("a pool's reuse is no new memory",
+             d0 && d0->peak_bytes == 4096 && d0->tensors_peak_bytes == 4000 &&
+                 vt_device_held_bytes(d0) == 4096 && d0->peak_t_ns == 50);
+    vt_analysis_release(&a);
+    vt_reader_release(&r);
+
+    tb_release(&tb);
+    tb_init(&tb, VT_FORMAT_MAJOR, VT_FORMAT_MINOR);
+    tb_pool(&tb, 1, 0, 0, 4096, 0, 4096, 0);
+    tb_write(&tb, path, SIZE_MAX);
+    VT_CHECK_EQ("pool 0 is corrupt", read_all(path, &a, &r), -1);
+    VT_CHECK("pool 0 said", contains(r.err, "(pool 0)"));
+    vt_analysis_release(&a);
+    vt_reader_release(&r);
+    tb_release(&tb);
+}
+
 /* ---- the live set against a plain model ---------------------------------------------------- */
 
 #define N_SLOTS 3000
@@ -603,6 +707,7 @@ int main(void)
     test_bad_files();
     test_handles();
     test_inflight();
+    test_pools();
     test_live_set();
     char cmd[600];
     snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
