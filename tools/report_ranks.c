@@ -8,11 +8,14 @@
  * one at a time, in one pass that keeps what was live at its peak: memory is one trace's live set
  * (at the end and at the peak) plus the merged call-site table, whatever the number of ranks. */
 #include <dirent.h>
+#include <pthread.h>
+#include <sched.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "sat.h"
 #include "frames.h"
@@ -256,35 +259,16 @@ static int site_order(const void *pa, const void *pb)
     return strcmp(a->frames, b->frames);
 }
 
-/* Adds the call-sites live at the peak of rows[row] (the trace r, read to its end) to t: sites
- * (n_sites of them, taken over) as the first pass kept them (kept: vt_analysis_peak_sites's
- * result), or, when it could not (kept 1), from a second pass stopped at the record that made
- * the peak, as a single trace's report does. Returns 0, or -1 when out of memory (after a
- * message). */
-static int merge_peak_sites(site_table_t *t, rank_row_t *rows, size_t row, const vt_reader_t *r,
-                            const vt_device_stats_t *peak, int kept, vt_site_t *sites,
-                            size_t n_sites)
+/* Adds the call-sites live at the peak of rows[row] (the trace r, read to its end: its whole
+ * modules and stacks, since a library may be recorded after the peak) to t, symbolized by sym
+ * (moved to r here). sites (n_sites of them) are taken over. Returns 0, or -1 when out of memory
+ * (after a message). */
+static int merge_peak_sites(site_table_t *t, vt_symbolizer_t *sym, rank_row_t *rows, size_t row,
+                            const vt_reader_t *r, vt_site_t *sites, size_t n_sites)
 {
-    int rc = kept < 0 ? -1 : 0;
-    if (kept > 0) {
-        vt_reader_t r_peak;
-        vt_analysis_t a;
-        if (vt_reader_open(&r_peak, rows[row].path) != 0) {
-            vt_reader_release(&r_peak);
-            return 0; /* it was read a moment ago; its table row stands */
-        }
-        vt_analyze(&r_peak, &a, peak->peak_record);
-        if (vt_analysis_sites(&a, peak->device, &sites, &n_sites) != 0)
-            rc = -1;
-        vt_analysis_release(&a);
-        vt_reader_release(&r_peak);
-    }
-
-    /* The whole trace's modules and stacks: a library may be recorded after the peak. */
-    vt_symbolizer_t sym;
-    int have_sym = vt_symbolizer_init_trace(&sym, r) == 0;
+    int have_sym = vt_symbolizer_set_trace(sym, r) == 0, rc = 0;
     /* Every frame, matched across processes (ASLR moves the addresses, not the offsets). */
-    vt_frames_opts_t frames = {.sym = have_sym ? &sym : NULL, .across_processes = true};
+    vt_frames_opts_t frames = {.sym = have_sym ? sym : NULL, .across_processes = true};
     site_key_t key = {{NULL, 0, 0}, {NULL, 0, 0}};
     for (size_t i = 0; rc == 0 && i < n_sites; i++) {
         key.text.len = key.parts.len = 0;
@@ -297,8 +281,6 @@ static int merge_peak_sites(site_table_t *t, rank_row_t *rows, size_t row, const
     free(key.text.p);
     free(key.parts.p);
     free(sites);
-    if (have_sym)
-        vt_symbolizer_release(&sym);
     if (rc)
         error("out of memory merging the call-sites of '%s'", rows[row].path);
     return rc;
@@ -306,24 +288,61 @@ static int merge_peak_sites(site_table_t *t, rank_row_t *rows, size_t row, const
 
 /* ---- one rank ------------------------------------------------------------------------------ */
 
-/* Reads the trace path into rows[row] and its peak's call-sites into t. Returns 0, -1 when it is
- * unreadable (no row), or 1 when memory ran out merging its call-sites (the row stands without
- * them); messages said. */
-static int read_row(const char *path, rank_row_t *rows, size_t row, site_table_t *t)
+/* One trace as a worker thread reads it, for the main thread to merge in reading order. */
+typedef struct rank_job_s {
+    const char *path;
+    int status; /* -1 no row (unreadable, a directory), 0 a row, 1 a row and out of memory */
+    rank_row_t row;
+    vt_reader_t r;    /* open when status >= 0: the peak's frames are symbolized from it */
+    vt_site_t *sites; /* the call-sites live at the peak (malloc'd) */
+    size_t n_sites;
+    int merge_sites;        /* the sites are to be merged (the peak had a live set to group) */
+    vt_messages_t messages; /* what error() said while reading it, printed in order */
+} rank_job_t;
+
+/* The call-sites live at the peak of the trace r, from what the first pass kept (kept:
+ * vt_analysis_peak_sites's result) or, when it could not (kept 1), from a second pass stopped
+ * at the record that made the peak, as a single trace's report does. Returns 1 with the sites,
+ * 0 without (the trace cannot be reopened: its row stands), -1 when out of memory. */
+static int peak_sites(rank_job_t *job, const vt_device_stats_t *peak, int kept)
 {
-    rank_row_t *out = &rows[row];
-    vt_reader_t r;
+    if (kept <= 0)
+        return kept < 0 ? -1 : 1;
+    vt_reader_t r_peak;
+    vt_analysis_t a;
+    if (vt_reader_open(&r_peak, job->path) != 0) {
+        vt_reader_release(&r_peak);
+        return 0; /* it was read a moment ago; its table row stands */
+    }
+    vt_analyze(&r_peak, &a, peak->peak_record);
+    int rc = vt_analysis_sites(&a, peak->device, &job->sites, &job->n_sites) != 0 ? -1 : 1;
+    vt_analysis_release(&a);
+    vt_reader_release(&r_peak);
+    return rc;
+}
+
+/* Reads job->path into job->row, with its peak's call-sites into job->sites. Sets job->status;
+ * messages said. */
+static void read_row(rank_job_t *job)
+{
+    rank_row_t *out = &job->row;
+    vt_reader_t *r = &job->r;
     vt_analysis_t a;
     memset(out, 0, sizeof(*out));
-    out->path = path;
-    out->order = row;
+    out->path = job->path;
     out->top_category = -1;
     out->rank_number = INT64_MAX;
-    if (vt_trace_load_keeping_peaks(path, &r, &a) < 0)
-        return -1;
+    job->status = -1;
+    if (vt_report_is_dir(job->path)) {
+        error("'%s': a directory: give it alone, or give trace files", job->path);
+        return;
+    }
+    if (vt_trace_load_keeping_peaks(job->path, r, &a) < 0)
+        return;
+    job->status = 0;
     size_t k = 0;
     while (k < sizeof(rank_keys) / sizeof(rank_keys[0]) &&
-           (!vt_reader_process(&r, rank_keys[k], out->rank, sizeof(out->rank)) || !out->rank[0]))
+           (!vt_reader_process(r, rank_keys[k], out->rank, sizeof(out->rank)) || !out->rank[0]))
         k++;
     char *end;
     long long rank = strtoll(out->rank, &end, 10);
@@ -331,44 +350,206 @@ static int read_row(const char *path, rank_row_t *rows, size_t row, site_table_t
         strcpy(out->rank, "-");
     else if (end != out->rank && !*end)
         out->rank_number = rank;
-    if (!vt_reader_process(&r, "host", out->host, sizeof(out->host)) || !out->host[0])
+    if (!vt_reader_process(r, "host", out->host, sizeof(out->host)) || !out->host[0])
         strcpy(out->host, "-");
-    if (!vt_reader_process(&r, "pid", out->pid, sizeof(out->pid)) || !out->pid[0])
+    if (!vt_reader_process(r, "pid", out->pid, sizeof(out->pid)) || !out->pid[0])
         strcpy(out->pid, "-");
-    out->start_unix_ns = r.start_unix_ns;
+    out->start_unix_ns = r->start_unix_ns;
     out->n_ooms = a.n_ooms;
     if (a.n_ooms) {
         out->first_oom = a.ooms[0];
-        out->first_oom.t_ns = a.ooms[0].t_ns > r.t0_ns ? a.ooms[0].t_ns - r.t0_ns : 0;
-        vt_reader_api_name(&r, a.ooms[0].api, out->first_oom_api, sizeof(out->first_oom_api));
+        out->first_oom.t_ns = a.ooms[0].t_ns > r->t0_ns ? a.ooms[0].t_ns - r->t0_ns : 0;
+        vt_reader_api_name(r, a.ooms[0].api, out->first_oom_api, sizeof(out->first_oom_api));
     }
-    int rc = 0;
     const vt_device_stats_t *p = vt_analysis_peak(&a);
-    if (p && p->peak_bytes) {
-        vt_device_stats_t peak = *p;
-        out->peak_bytes = peak.peak_bytes;
-        out->peak_t_ns = peak.peak_t_ns > r.t0_ns ? peak.peak_t_ns - r.t0_ns : 0;
-        out->device = peak.device;
-        memcpy(out->peak_by_category, peak.peak_by_category, sizeof(out->peak_by_category));
-        out->top_category = 0;
-        for (int c = 1; c < VT_CAT_COUNT; c++)
-            if (peak.peak_by_category[c] > peak.peak_by_category[out->top_category])
-                out->top_category = c;
-        /* A peak reached after a cap has no live set in the trace to group by call-site. */
-        vt_site_t *sites = NULL;
-        size_t n_sites = 0;
-        int kept = peak.peak_record != UINT64_MAX
-                       ? vt_analysis_peak_sites(&a, peak.device, &sites, &n_sites)
-                       : 0;
-        /* The end's live set goes before a replay's is built: one live set at a time. */
+    if (!p || !p->peak_bytes) {
         vt_analysis_release(&a);
-        if (peak.peak_record != UINT64_MAX &&
-            merge_peak_sites(t, rows, row, &r, &peak, kept, sites, n_sites) != 0)
-            rc = 1;
-    } else {
-        vt_analysis_release(&a);
+        return;
     }
-    vt_reader_release(&r);
+    vt_device_stats_t peak = *p;
+    out->peak_bytes = peak.peak_bytes;
+    out->peak_t_ns = peak.peak_t_ns > r->t0_ns ? peak.peak_t_ns - r->t0_ns : 0;
+    out->device = peak.device;
+    memcpy(out->peak_by_category, peak.peak_by_category, sizeof(out->peak_by_category));
+    out->top_category = 0;
+    for (int c = 1; c < VT_CAT_COUNT; c++)
+        if (peak.peak_by_category[c] > peak.peak_by_category[out->top_category])
+            out->top_category = c;
+    /* A peak reached after a cap has no live set in the trace to group by call-site. */
+    if (peak.peak_record == UINT64_MAX) {
+        vt_analysis_release(&a);
+        return;
+    }
+    int kept = vt_analysis_peak_sites(&a, peak.device, &job->sites, &job->n_sites);
+    /* The end's live set goes before a replay's is built: one live set at a time. */
+    vt_analysis_release(&a);
+    int found = peak_sites(job, &peak, kept);
+    job->merge_sites = found > 0;
+    if (found < 0) {
+        error("out of memory merging the call-sites of '%s'", job->path);
+        job->status = 1;
+    }
+}
+
+/* ---- the traces, read on every CPU --------------------------------------------------------- */
+
+/* Traces are read by the main thread and one worker thread per other CPU, at most `window` ahead
+ * of the one the main thread merges (the memory is that many traces' peak call-sites and
+ * mappings); the main thread merges them in reading order, so the table, the merged views and
+ * the messages are those of one thread. */
+typedef struct rank_pool_s {
+    pthread_mutex_t lock;
+    pthread_cond_t job_done, slot_free;
+    rank_job_t *slots; /* window of them: job k in slots[k % window] */
+    unsigned char *done;
+    size_t window, n_jobs, next, n_merged, n_waiting;
+    const char *const *paths;
+} rank_pool_t;
+
+/* Whether a job may be claimed now (lock held). */
+static int claimable(const rank_pool_t *pool)
+{
+    return pool->next < pool->n_jobs && pool->next < pool->n_merged + pool->window;
+}
+
+/* Claims the next job and reads its trace, with the messages kept (lock held on entry and on
+ * return, released while reading). */
+static void run_job(rank_pool_t *pool)
+{
+    size_t k = pool->next++;
+    rank_job_t *job = &pool->slots[k % pool->window];
+    pthread_mutex_unlock(&pool->lock);
+    memset(job, 0, sizeof(*job));
+    job->path = pool->paths[k];
+    vt_error_capture(&job->messages);
+    read_row(job);
+    vt_error_capture(NULL);
+    pthread_mutex_lock(&pool->lock);
+    pool->done[k % pool->window] = 1;
+    if (k == pool->n_merged) /* the one the main thread waits for */
+        pthread_cond_signal(&pool->job_done);
+}
+
+static void *rank_worker(void *arg)
+{
+    rank_pool_t *pool = arg;
+    pthread_mutex_lock(&pool->lock);
+    while (pool->next < pool->n_jobs) {
+        if (claimable(pool)) {
+            run_job(pool);
+        } else {
+            pool->n_waiting++;
+            pthread_cond_wait(&pool->slot_free, &pool->lock);
+            pool->n_waiting--;
+        }
+    }
+    pthread_mutex_unlock(&pool->lock);
+    return NULL;
+}
+
+/* The CPUs this process may run on. */
+static size_t n_cpus(void)
+{
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof(set), &set) == 0 && CPU_COUNT(&set) > 0)
+        return (size_t)CPU_COUNT(&set);
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 0 ? (size_t)n : 1;
+}
+
+/* Merges the job read into rows[*n_rows] and t, and releases it. Returns 0, or -1 when its trace
+ * could not be read or memory ran out (messages said). */
+static int merge_job(rank_job_t *job, vt_symbolizer_t *sym, int have_sym, rank_row_t *rows,
+                     size_t *n_rows, site_table_t *t)
+{
+    if (job->messages.len)
+        fwrite(job->messages.text, 1, job->messages.len, stderr);
+    free(job->messages.text);
+    int rc = job->status != 0 ? -1 : 0;
+    if (job->status < 0)
+        return rc;
+    size_t row = (*n_rows)++;
+    rows[row] = job->row;
+    rows[row].order = row;
+    if (!job->merge_sites) {
+        free(job->sites);
+    } else if (!have_sym) {
+        free(job->sites);
+        rc = error("out of memory merging the call-sites of '%s'", rows[row].path);
+    } else if (merge_peak_sites(t, sym, rows, row, &job->r, job->sites, job->n_sites) != 0) {
+        rc = -1;
+    }
+    vt_reader_release(&job->r);
+    return rc;
+}
+
+/* Reads paths[0..n_paths) on every CPU into rows (reading order; n_rows set) and their peaks'
+ * call-sites into t, each distinct module symbolized once. Returns 0, or -1 when a trace could
+ * not be read or memory ran out (the others are still read; messages said). */
+static int read_rows(const char *const *paths, size_t n_paths, rank_row_t *rows, size_t *n_rows,
+                     site_table_t *t)
+{
+    size_t n_workers = n_cpus() - 1;
+    if (n_workers > n_paths - 1)
+        n_workers = n_paths - 1;
+    if (n_workers > 63)
+        n_workers = 63;
+    rank_pool_t pool;
+    memset(&pool, 0, sizeof(pool));
+    pool.window = 4 * (n_workers + 1);
+    pool.n_jobs = n_paths;
+    pool.paths = paths;
+    pool.slots = calloc(pool.window, sizeof(*pool.slots));
+    pool.done = calloc(pool.window, 1);
+    pthread_t *threads = calloc(n_workers + 1, sizeof(*threads));
+    if (!pool.slots || !pool.done || !threads) {
+        free(pool.slots);
+        free(pool.done);
+        free(threads);
+        return error("out of memory reading %zu traces", n_paths);
+    }
+    pthread_mutex_init(&pool.lock, NULL);
+    pthread_cond_init(&pool.job_done, NULL);
+    pthread_cond_init(&pool.slot_free, NULL);
+    size_t n_started = 0; /* threads that cannot start leave their share to the others */
+    while (n_started < n_workers &&
+           pthread_create(&threads[n_started], NULL, rank_worker, &pool) == 0)
+        n_started++;
+
+    vt_symbolizer_t sym;
+    int have_sym = vt_symbolizer_init(&sym, NULL, 0, NULL) == 0, rc = 0;
+    *n_rows = 0;
+    pthread_mutex_lock(&pool.lock);
+    for (size_t k = 0; k < n_paths; k++) {
+        /* The main thread reads traces too while the one it merges next is being read. */
+        while (!pool.done[k % pool.window]) {
+            if (claimable(&pool))
+                run_job(&pool);
+            else
+                pthread_cond_wait(&pool.job_done, &pool.lock);
+        }
+        pthread_mutex_unlock(&pool.lock);
+        if (merge_job(&pool.slots[k % pool.window], &sym, have_sym, rows, n_rows, t) != 0)
+            rc = -1;
+        pthread_mutex_lock(&pool.lock);
+        pool.done[k % pool.window] = 0;
+        pool.n_merged++;
+        if (pool.n_waiting)
+            pthread_cond_signal(&pool.slot_free);
+    }
+    pool.next = pool.n_jobs; /* nothing left: the waiting workers end */
+    pthread_cond_broadcast(&pool.slot_free);
+    pthread_mutex_unlock(&pool.lock);
+    for (size_t i = 0; i < n_started; i++)
+        pthread_join(threads[i], NULL);
+    if (have_sym)
+        vt_symbolizer_release(&sym);
+    pthread_cond_destroy(&pool.slot_free);
+    pthread_cond_destroy(&pool.job_done);
+    pthread_mutex_destroy(&pool.lock);
+    free(threads);
+    free(pool.done);
+    free(pool.slots);
     return rc;
 }
 
@@ -726,17 +907,8 @@ int vt_report_ranks(const char *const *args, size_t n_args, int json, size_t top
         goto out;
     }
     size_t n_rows = 0;
-    for (size_t i = 0; i < n_paths; i++) {
-        if (vt_report_is_dir(paths[i])) {
-            rc = error("'%s': a directory: give it alone, or give trace files", paths[i]);
-            continue;
-        }
-        int row_rc = read_row(paths[i], rows, n_rows, &sites);
-        if (row_rc >= 0)
-            n_rows++;
-        if (row_rc)
-            rc = -1;
-    }
+    if (read_rows(paths, n_paths, rows, &n_rows, &sites) != 0)
+        rc = -1;
     if (n_rows) {
         qsort(rows, n_rows, sizeof(*rows), row_order);
         job_t job = {rows, n_rows, 0, 0, 0, NULL, 0, top};

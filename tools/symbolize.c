@@ -25,44 +25,128 @@
 char *__cxa_demangle(const char *mangled, char *buf, size_t *len, int *status);
 #endif
 
-struct vt_sym_mod_s {
-    char *path;       /* malloc'd; "" when unknown */
-    const char *base; /* its basename; NULL when path is "" */
-    uint64_t bias, lo, hi;
+/* A module file: opened once, at the load bias the first trace that needed it had. */
+struct vt_sym_file_s {
+    char *path;        /* malloc'd; "" when unknown */
+    const char *base;  /* its basename; NULL when path is "" */
     uint8_t *build_id; /* malloc'd; build_id_len bytes */
     uint32_t build_id_len;
-    int state;   /* 0 not opened yet, 1 open (dwmod), -1 unreadable, -2 build-id differs */
-    void *dwmod; /* Dwfl_Module * */
+    uint64_t size; /* hi - lo: part of the key when no build-id was recorded */
+    uint64_t hash;
+    uint64_t bias; /* where it is reported in the Dwfl */
+    int state;     /* 0 not opened yet, 1 open (dwmod), -1 unreadable, -2 build-id differs */
+    void *dwmod;   /* Dwfl_Module * */
 };
 
+/* A module of the current trace. */
+struct vt_sym_mod_s {
+    uint64_t bias, lo, hi;
+    size_t file; /* into files */
+};
+
+/* An answer: in the trace's cache key is the ip (file 0), in the shared one it is the file
+ * (index + 1; 0 for an ip in no module) and the offset from the module's bias (the ip itself in
+ * no module). Strings are owned by the shared cache's entries. */
 struct vt_sym_entry_s {
-    uint64_t ip;
+    uint64_t key;
+    size_t file;
     int used, known;
     vt_sym_frame_t frame; /* function, inlined_in and symbol are owned; file: the Dwfl's */
 };
 
 /* ---- modules ------------------------------------------------------------------------------- */
 
-static int mod_set(struct vt_sym_mod_s *m, const char *path, size_t path_len, uint64_t bias,
+static uint64_t file_key_hash(const char *path, size_t path_len, const uint8_t *build_id,
+                              uint32_t build_id_len, uint64_t size)
+{
+    uint64_t h = 0xcbf29ce484222325ULL; /* FNV-1a */
+    for (size_t i = 0; i < path_len; i++)
+        h = (h ^ (unsigned char)path[i]) * 0x100000001b3ULL;
+    h = (h ^ 0xff) * 0x100000001b3ULL;
+    for (uint32_t i = 0; i < build_id_len; i++)
+        h = (h ^ build_id[i]) * 0x100000001b3ULL;
+    return (h ^ size) * 0x100000001b3ULL;
+}
+
+/* The index of the file (path, build_id, and size when no build-id), added when new; SIZE_MAX
+ * when out of memory. */
+static size_t file_get(vt_symbolizer_t *s, const char *path, size_t path_len,
+                       const uint8_t *build_id, uint32_t build_id_len, uint64_t size)
+{
+    if (!build_id_len)
+        build_id = NULL;
+    else
+        size = 0; /* the build-id says which file it is */
+    uint64_t h = file_key_hash(path, path_len, build_id, build_id_len, size);
+    if ((s->n_files + 1) * 2 > s->cap_file_index) {
+        size_t cap = s->cap_file_index ? s->cap_file_index * 2 : 64;
+        size_t *index = calloc(cap, sizeof(*index));
+        if (!index)
+            return SIZE_MAX;
+        for (size_t i = 0; i < s->n_files; i++) {
+            size_t j = (size_t)s->files[i].hash & (cap - 1);
+            while (index[j])
+                j = (j + 1) & (cap - 1);
+            index[j] = i + 1;
+        }
+        free(s->file_index);
+        s->file_index = index;
+        s->cap_file_index = cap;
+    }
+    size_t mask = s->cap_file_index - 1, j = (size_t)h & mask;
+    for (; s->file_index[j]; j = (j + 1) & mask) {
+        const struct vt_sym_file_s *f = &s->files[s->file_index[j] - 1];
+        if (f->hash == h && f->size == size && f->build_id_len == build_id_len &&
+            strlen(f->path) == path_len && memcmp(f->path, path, path_len) == 0 &&
+            (!build_id_len || memcmp(f->build_id, build_id, build_id_len) == 0))
+            return s->file_index[j] - 1;
+    }
+    if (s->n_files == s->cap_files) {
+        size_t cap = s->cap_files ? s->cap_files * 2 : 16;
+        struct vt_sym_file_s *files = realloc(s->files, cap * sizeof(*files));
+        if (!files)
+            return SIZE_MAX;
+        s->files = files;
+        s->cap_files = cap;
+    }
+    struct vt_sym_file_s *f = &s->files[s->n_files];
+    memset(f, 0, sizeof(*f));
+    f->path = malloc(path_len + 1);
+    f->build_id = malloc(build_id_len ? build_id_len : 1);
+    if (!f->path || !f->build_id) {
+        free(f->path);
+        free(f->build_id);
+        return SIZE_MAX;
+    }
+    memcpy(f->path, path, path_len);
+    f->path[path_len] = '\0';
+    if (build_id_len)
+        memcpy(f->build_id, build_id, build_id_len);
+    f->build_id_len = build_id_len;
+    f->size = size;
+    f->hash = h;
+    if (f->path[0]) {
+        const char *slash = strrchr(f->path, '/');
+        f->base = slash && slash[1] ? slash + 1 : f->path;
+    }
+    s->file_index[j] = ++s->n_files;
+    return s->n_files - 1;
+}
+
+/* Adds a module of the current trace (mods has room). Returns 0, or -1 when out of memory. */
+static int mod_add(vt_symbolizer_t *s, const char *path, size_t path_len, uint64_t bias,
                    uint64_t lo, uint64_t hi, const uint8_t *build_id, uint32_t build_id_len)
 {
-    memset(m, 0, sizeof(*m));
-    m->path = malloc(path_len + 1);
-    m->build_id = malloc(build_id_len ? build_id_len : 1);
-    if (!m->path || !m->build_id)
+    size_t file = file_get(s, path, path_len, build_id, build_id_len, hi - lo);
+    if (file == SIZE_MAX)
         return -1;
-    memcpy(m->path, path, path_len);
-    m->path[path_len] = '\0';
-    if (build_id_len)
-        memcpy(m->build_id, build_id, build_id_len);
-    m->build_id_len = build_id_len;
-    if (m->path[0]) {
-        const char *slash = strrchr(m->path, '/');
-        m->base = slash && slash[1] ? slash + 1 : m->path;
-    }
+    if (s->files[file].state == 0)
+        s->files[file].bias = bias; /* not opened yet: the first trace's bias */
+    struct vt_sym_mod_s *m = &s->mods[s->n_mods++];
     m->bias = bias;
     m->lo = lo;
     m->hi = hi;
+    m->file = file;
     return 0;
 }
 
@@ -76,30 +160,51 @@ static struct vt_sym_mod_s *mod_find(const vt_symbolizer_t *s, uint64_t ip)
     return NULL;
 }
 
-int vt_symbolizer_init(vt_symbolizer_t *s, const vt_sym_module_t *mods, size_t n,
-                       const char *exe_path)
+/* Forgets the current trace: its modules and its answers by ip (the shared answers stay). */
+static void trace_clear(vt_symbolizer_t *s)
 {
-    memset(s, 0, sizeof(*s));
+    free(s->mods);
+    s->mods = NULL;
+    s->n_mods = 0;
+    free(s->cache);
+    s->cache = NULL;
+    s->n_cache = s->cap_cache = 0;
+}
+
+int vt_symbolizer_set_modules(vt_symbolizer_t *s, const vt_sym_module_t *mods, size_t n,
+                              const char *exe_path)
+{
+    trace_clear(s);
     if (n && !(s->mods = calloc(n, sizeof(*s->mods))))
         return -1;
     for (size_t i = 0; i < n; i++) {
         const vt_sym_module_t *m = &mods[i];
         /* dl_iterate_phdr names the main program ""; the PROCESS record has its path. */
         const char *path = m->path && m->path[0] ? m->path : exe_path ? exe_path : "";
-        s->n_mods++;
-        if (mod_set(&s->mods[i], path, strlen(path), m->bias, m->lo, m->hi, m->build_id,
-                    m->build_id_len) != 0) {
-            vt_symbolizer_release(s);
+        if (mod_add(s, path, strlen(path), m->bias, m->lo, m->hi, m->build_id, m->build_id_len) !=
+            0) {
+            trace_clear(s);
             return -1;
         }
     }
     return 0;
 }
 
-int vt_symbolizer_init_trace(vt_symbolizer_t *s, const vt_reader_t *r)
+int vt_symbolizer_init(vt_symbolizer_t *s, const vt_sym_module_t *mods, size_t n,
+                       const char *exe_path)
+{
+    memset(s, 0, sizeof(*s));
+    if (vt_symbolizer_set_modules(s, mods, n, exe_path) != 0) {
+        vt_symbolizer_release(s);
+        return -1;
+    }
+    return 0;
+}
+
+int vt_symbolizer_set_trace(vt_symbolizer_t *s, const vt_reader_t *r)
 {
     char exe[4096];
-    memset(s, 0, sizeof(*s));
+    trace_clear(s);
     if (!vt_reader_process(r, "exe", exe, sizeof(exe)))
         exe[0] = '\0';
     if (r->n_modules && !(s->mods = calloc((size_t)r->n_modules, sizeof(*s->mods))))
@@ -112,33 +217,43 @@ int vt_symbolizer_init_trace(vt_symbolizer_t *s, const vt_reader_t *r)
             path = exe;
             len = (uint32_t)strlen(exe);
         }
-        s->n_mods++;
-        if (mod_set(&s->mods[i], path, len, m->load_bias, m->lo, m->hi, m->build_id,
-                    m->build_id_len) != 0) {
-            vt_symbolizer_release(s);
+        if (mod_add(s, path, len, m->load_bias, m->lo, m->hi, m->build_id, m->build_id_len) != 0) {
+            trace_clear(s);
             return -1;
         }
     }
     return 0;
 }
 
+int vt_symbolizer_init_trace(vt_symbolizer_t *s, const vt_reader_t *r)
+{
+    memset(s, 0, sizeof(*s));
+    if (vt_symbolizer_set_trace(s, r) != 0) {
+        vt_symbolizer_release(s);
+        return -1;
+    }
+    return 0;
+}
+
 void vt_symbolizer_release(vt_symbolizer_t *s)
 {
-    for (size_t i = 0; i < s->cap_cache; i++) {
-        free((char *)s->cache[i].frame.function);
-        free((char *)s->cache[i].frame.inlined_in);
-        free((char *)s->cache[i].frame.symbol);
+    trace_clear(s);
+    for (size_t i = 0; i < s->cap_shared; i++) {
+        free((char *)s->shared[i].frame.function);
+        free((char *)s->shared[i].frame.inlined_in);
+        free((char *)s->shared[i].frame.symbol);
     }
-    free(s->cache);
+    free(s->shared);
 #ifdef VT_HAVE_LIBDW
     if (s->dwfl)
         dwfl_end(s->dwfl);
 #endif
-    for (size_t i = 0; i < s->n_mods; i++) {
-        free(s->mods[i].path);
-        free(s->mods[i].build_id);
+    for (size_t i = 0; i < s->n_files; i++) {
+        free(s->files[i].path);
+        free(s->files[i].build_id);
     }
-    free(s->mods);
+    free(s->files);
+    free(s->file_index);
     memset(s, 0, sizeof(*s));
 }
 
@@ -154,7 +269,7 @@ static const Dwfl_Callbacks dwfl_callbacks = {
 /* Opens m's file into the Dwfl at the address it had in the traced process. A file whose
  * build-id differs from the recorded one was rebuilt (or replaced) after the trace: its
  * symbols would name the wrong functions, so it is refused and its ips stay addresses. */
-static void mod_open(vt_symbolizer_t *s, struct vt_sym_mod_s *m)
+static void mod_open(vt_symbolizer_t *s, struct vt_sym_file_s *m)
 {
     m->state = -1;
     if (!m->base)
@@ -236,7 +351,7 @@ static void lookup_inlined(Dwfl_Module *mod, Dwarf_Addr pc, char **inner, char *
     free(scopes);
 }
 
-static void lookup(struct vt_sym_mod_s *m, uint64_t ip, struct vt_sym_entry_s *e)
+static void lookup(struct vt_sym_file_s *m, uint64_t ip, struct vt_sym_entry_s *e)
 {
     Dwfl_Module *mod = m->dwmod;
     /* ip is a return address: the call is the instruction before it (ip − 1 lands in it, and
@@ -313,70 +428,97 @@ bool vt_symbolize_have_debuginfo(void)
 #endif
 }
 
-/* ---- the cache ----------------------------------------------------------------------------- */
+/* ---- the caches ---------------------------------------------------------------------------- */
 
-static size_t ip_hash(uint64_t ip, size_t mask)
+static size_t key_hash(uint64_t key, size_t file, size_t mask)
 {
-    ip ^= ip >> 33;
-    ip *= 0xff51afd7ed558ccdULL;
-    ip ^= ip >> 33;
-    return (size_t)ip & mask;
+    key ^= (uint64_t)file * 0x9e3779b97f4a7c15ULL;
+    key ^= key >> 33;
+    key *= 0xff51afd7ed558ccdULL;
+    key ^= key >> 33;
+    return (size_t)key & mask;
 }
 
-/* The cache slot of ip: the filled one, or the empty one to fill. NULL when out of memory. */
-static struct vt_sym_entry_s *cache_slot(vt_symbolizer_t *s, uint64_t ip)
+/* The slot of (key, file) in the table *slots of *cap (n used): the filled one, or the empty
+ * one to fill, after growing the table when half full. NULL when out of memory. */
+static struct vt_sym_entry_s *slot(struct vt_sym_entry_s **slots, size_t *cap, size_t n,
+                                   uint64_t key, size_t file)
 {
-    if ((s->n_cache + 1) * 2 > s->cap_cache) {
-        size_t cap = s->cap_cache ? s->cap_cache * 2 : 256;
-        struct vt_sym_entry_s *old = s->cache, *t = calloc(cap, sizeof(*t));
+    if ((n + 1) * 2 > *cap) {
+        size_t new_cap = *cap ? *cap * 2 : 256;
+        struct vt_sym_entry_s *old = *slots, *t = calloc(new_cap, sizeof(*t));
         if (!t)
             return NULL;
-        for (size_t i = 0; i < s->cap_cache; i++) {
+        for (size_t i = 0; i < *cap; i++) {
             if (!old[i].used)
                 continue;
-            size_t j = ip_hash(old[i].ip, cap - 1);
+            size_t j = key_hash(old[i].key, old[i].file, new_cap - 1);
             while (t[j].used)
-                j = (j + 1) & (cap - 1);
+                j = (j + 1) & (new_cap - 1);
             t[j] = old[i];
         }
         free(old);
-        s->cache = t;
-        s->cap_cache = cap;
+        *slots = t;
+        *cap = new_cap;
     }
-    size_t mask = s->cap_cache - 1, i = ip_hash(ip, mask);
-    while (s->cache[i].used && s->cache[i].ip != ip)
+    size_t mask = *cap - 1, i = key_hash(key, file, mask);
+    while ((*slots)[i].used && ((*slots)[i].key != key || (*slots)[i].file != file))
         i = (i + 1) & mask;
-    return &s->cache[i];
+    return &(*slots)[i];
+}
+
+/* The answer for ip in the current trace, looked up in the module files when no trace before
+ * asked about the same offset of the same file. e is filled; returns e. */
+static void answer(vt_symbolizer_t *s, uint64_t ip, struct vt_sym_entry_s *e)
+{
+    const struct vt_sym_mod_s *m = mod_find(s, ip);
+    struct vt_sym_file_s *f = m ? &s->files[m->file] : NULL;
+    uint64_t offset = m ? ip - m->bias : ip;
+    size_t file = m ? m->file + 1 : 0;
+    struct vt_sym_entry_s *shared = slot(&s->shared, &s->cap_shared, s->n_shared, offset, file);
+    if (shared && shared->used) {
+        *e = *shared;
+        return;
+    }
+    struct vt_sym_entry_s tmp;
+    if (!shared) /* out of memory: answer without caching, naming the module only */
+        shared = &tmp;
+    memset(shared, 0, sizeof(*shared));
+    if (f) {
+        shared->frame.module = f->base;
+#ifdef VT_HAVE_LIBDW
+        if (f->state == 0)
+            mod_open(s, f);
+        if (f->state == 1 && ip > 0 && shared != &tmp)
+            lookup(f, offset + f->bias, shared);
+#endif
+        shared->frame.stale = f->state == -2;
+    }
+    shared->key = offset;
+    shared->file = file;
+    shared->known = shared->frame.function != NULL;
+    if (shared != &tmp) {
+        shared->used = 1;
+        s->n_shared++;
+    }
+    *e = *shared;
 }
 
 int vt_symbolize(vt_symbolizer_t *s, uint64_t ip, vt_sym_frame_t *out)
 {
-    memset(out, 0, sizeof(*out));
-    struct vt_sym_entry_s *e = cache_slot(s, ip), tmp;
+    struct vt_sym_entry_s *e = slot(&s->cache, &s->cap_cache, s->n_cache, ip, 0), tmp;
     if (e && e->used) {
         *out = e->frame;
         return e->known;
     }
-    if (!e) /* out of memory: answer without caching, naming the module only */
+    answer(s, ip, e ? e : &tmp);
+    if (!e)
         e = &tmp;
-    memset(e, 0, sizeof(*e));
-    struct vt_sym_mod_s *m = mod_find(s, ip);
-    if (m) {
-        e->frame.module = m->base;
-#ifdef VT_HAVE_LIBDW
-        if (m->state == 0)
-            mod_open(s, m);
-        if (m->state == 1 && ip > 0 && e != &tmp)
-            lookup(m, ip, e);
-#endif
-        e->frame.stale = m->state == -2;
-    }
-    e->ip = ip;
-    e->known = e->frame.function != NULL;
-    if (e != &tmp) {
-        e->used = 1;
+    else
         s->n_cache++;
-    }
+    e->key = ip;
+    e->file = 0;
+    e->used = 1;
     *out = e->frame;
     return e->known;
 }

@@ -34,13 +34,24 @@ typedef struct vt_sym_frame_s {
 
 struct vt_sym_entry_s;
 struct vt_sym_mod_s;
+struct vt_sym_file_s;
 
+/* Two caches: the answers of the current trace by ip, and every answer by (module file, offset
+ * in it), which outlives the trace: a symbolizer moved to the next trace of a job
+ * (vt_symbolizer_set_trace) opens each distinct module file once and looks each of its
+ * offsets up once, whatever the number of ranks and where ASLR put the module in each. */
 typedef struct vt_symbolizer_s {
-    struct vt_sym_mod_s *mods; /* copies, in trace order */
+    struct vt_sym_mod_s *mods; /* the current trace's modules, in trace order */
     size_t n_mods;
+    struct vt_sym_file_s *files; /* the distinct module files, by path and build-id */
+    size_t n_files, cap_files;
+    size_t *file_index; /* open addressing on the files' key: index + 1, 0 empty */
+    size_t cap_file_index;
     void *dwfl;                   /* Dwfl *, created on the first lookup that needs it */
-    struct vt_sym_entry_s *cache; /* open addressing on ip */
+    struct vt_sym_entry_s *cache; /* the current trace's: open addressing on ip */
     size_t n_cache, cap_cache;
+    struct vt_sym_entry_s *shared; /* open addressing on (file, offset); owns the strings */
+    size_t n_shared, cap_shared;
     bool all_frames; /* the views show every frame (--all-frames); else vt_symbolize_shown */
 } vt_symbolizer_t;
 
@@ -52,6 +63,18 @@ int vt_symbolizer_init(vt_symbolizer_t *s, const vt_sym_module_t *mods, size_t n
 
 /* vt_symbolizer_init_trace: vt_symbolizer_init with r's MODULE records and its PROCESS exe. */
 int vt_symbolizer_init_trace(vt_symbolizer_t *s, const vt_reader_t *r);
+
+/* vt_symbolizer_set_modules: vt_symbolizer_set_trace with n modules (copied) and exe_path as in
+ * vt_symbolizer_init. */
+int vt_symbolizer_set_modules(vt_symbolizer_t *s, const vt_sym_module_t *mods, size_t n,
+                              const char *exe_path);
+
+/* vt_symbolizer_set_trace: s (initialized, possibly for another trace) now answers for r's
+ * modules, keeping the module files it opened and what it looked up in them: a module with the
+ * same path and build-id (or the same path and size when no build-id was recorded) is not read
+ * again. Strings from earlier answers stay valid. Returns 0, or -1 when out of memory (s then
+ * answers for no module until the next call, and is still released by vt_symbolizer_release). */
+int vt_symbolizer_set_trace(vt_symbolizer_t *s, const vt_reader_t *r);
 
 void vt_symbolizer_release(vt_symbolizer_t *s);
 

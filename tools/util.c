@@ -14,13 +14,43 @@
 #include "util.h"
 #include "vt_size.h"
 
+/* Per thread: the worker threads of a command keep their messages for the main thread. */
+static _Thread_local vt_messages_t *captured;
+
+void vt_error_capture(vt_messages_t *messages)
+{
+    captured = messages;
+}
+
+/* Appends "vramtrace: <message>\n" to m; a message that finds no memory is lost. */
+static void capture(vt_messages_t *m, const char *fmt, va_list ap)
+{
+    va_list again;
+    va_copy(again, ap);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    size_t need = m->len + sizeof("vramtrace: ") + (n > 0 ? (size_t)n : 0) + 1;
+    char *text = n >= 0 ? realloc(m->text, need) : NULL;
+    if (text) {
+        m->text = text;
+        m->len += (size_t)sprintf(text + m->len, "vramtrace: ");
+        m->len += (size_t)vsnprintf(text + m->len, need - m->len, fmt, again);
+        text[m->len++] = '\n';
+        text[m->len] = '\0';
+    }
+    va_end(again);
+}
+
 int error(const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    fputs("vramtrace: ", stderr);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
+    if (captured) {
+        capture(captured, fmt, ap);
+    } else {
+        fputs("vramtrace: ", stderr);
+        vfprintf(stderr, fmt, ap);
+        fputc('\n', stderr);
+    }
     va_end(ap);
     return -1;
 }

@@ -4,6 +4,7 @@
 #ifndef VT_TOOLS_UTIL_H
 #define VT_TOOLS_UTIL_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -15,6 +16,17 @@
 
 /* error: "vramtrace: <message>" on stderr; returns -1 (git's error()). */
 int error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Messages kept instead of printed: text (malloc'd, NUL-terminated) holds len bytes. */
+typedef struct vt_messages_s {
+    char *text;
+    size_t len;
+} vt_messages_t;
+
+/* vt_error_capture: error() called by this thread appends to messages (NULL: stderr again), so
+ * that a command reading traces on several threads prints their messages in the order of its
+ * inputs. */
+void vt_error_capture(vt_messages_t *messages);
 
 /* vt_xml_text: s as XML or HTML character data (text or a quoted attribute value): markup
  * escaped, control bytes as '?', each byte of malformed UTF-8 as U+FFFD (as the JSON writer

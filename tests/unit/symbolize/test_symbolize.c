@@ -162,6 +162,29 @@ int main(void)
     known = vt_symbolize(&s, 0x10, &f);
     VT_CHECK("no module", known == 0 && f.module == NULL && f.function == NULL);
     VT_CHECK("no module format", streq(vt_symbolize_format(&f, 0x10, buf, sizeof(buf)), "0x10"));
+
+    /* Another trace of the same program, every module elsewhere (ASLR): the same answers from
+     * the files and lookups of the first, nothing opened or looked up again. */
+    static vt_sym_module_t moved[MAX_MODS];
+    const uint64_t delta = 0x100000000000ULL;
+    for (size_t i = 0; i < n_mods; i++) {
+        moved[i] = mods[i];
+        moved[i].bias += delta;
+        moved[i].lo += delta;
+        moved[i].hi += delta;
+    }
+    ip = (uint64_t)(uintptr_t)&known_function + 1;
+    vt_symbolize(&s, ip, &f);
+    size_t n_files = s.n_files, n_shared = s.n_shared;
+    VT_CHECK("set modules", vt_symbolizer_set_modules(&s, moved, n_mods, exe) == 0);
+    VT_CHECK_EQ("trace cache cleared", s.n_cache, 0);
+    known = vt_symbolize(&s, ip + delta, &again);
+    VT_CHECK("moved: same answer", known == (f.function != NULL) && again.function == f.function &&
+                                       again.module == f.module && again.line == f.line);
+    VT_CHECK_EQ("moved: no file opened again", s.n_files, n_files);
+    VT_CHECK_EQ("moved: no lookup again", s.n_shared, n_shared);
+    vt_symbolize(&s, ip, &again);
+    VT_CHECK("moved: the old address is in no module", again.module == NULL);
     vt_symbolizer_release(&s);
 
     /* The program rebuilt since the trace: its build-id differs, so nothing is named. */
