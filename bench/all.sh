@@ -4,7 +4,8 @@
 # Every benchmark with one command, as one markdown table: the capture side
 # (bench/capture.sh: cost per pair, threads, trace size, memory) and the analyzer
 # (bench/analyzer.sh: the rate and peak RSS of `report`, `timeline --csv` and `export --format
-# perfetto`, with the I/O floor and heaptrack_print beside them).
+# perfetto`, with the I/O floor and heaptrack_print beside them), and `report DIR` of 3 000
+# small rank traces (bench/ranks.sh).
 # Small by default, so that it runs in a few minutes on a busy 2-CPU machine; -B for the sizes
 # of docs/benchmarks.md (more runs and pairs, 10 M analyzer events).
 #   -b BUILD_DIR        the CMake build directory (default: build)
@@ -48,3 +49,12 @@ echo "$out" | awk '
             label, $(NF - 5), $(NF - 3), $(NF - 2), $(NF - 4), $NF
     }
     END { printf "%s\n", notes }'
+
+# `report DIR` over 3 000 small rank traces (bench/ranks.sh), as notes: wall and CPU seconds
+# beside one CPU and the I/O floor.
+if [ -x "$build/examples/train_loop" ] && [ -x /usr/bin/time ] && command -v python3 >/dev/null; then
+    sh "$here/ranks.sh" -b "$build" -r 3 | sed 's/^\([^#]\)/# ranks: \1/'
+else
+    echo "# ranks: skipped (needs $build/examples/train_loop, GNU time and python3)"
+fi
+
