@@ -20,6 +20,7 @@
 
 #include <uthash.h>
 
+#include "output.h"
 #include "sat.h"
 #include "commands.h"
 #include "frames.h"
@@ -106,9 +107,9 @@ static int out_open(export_t *x)
         return -1;
     if (!x->out_path) {
         x->out = stdout;
-    } else if (!(x->out = fopen(x->out_path, "w"))) {
+    } else if (!(x->out = vt_output_open(x->out_path))) {
         x->open_failed = 1;
-        return error("cannot open '%s': %s", x->out_path, strerror(errno));
+        return error("cannot open '%s': %s", x->out_path, vt_output_strerror(x->out_path, errno));
     }
     if (x->format == FMT_CSV)
         fputs("time_s,type,device,series,category,address,size_bytes,stack_id\n", x->out);
@@ -254,9 +255,10 @@ static int write_stack_table(export_t *x, const vt_reader_t *r)
 {
     if (x->stack_named_oom)
         return error("out of memory noting the stacks for '%s'", x->stacks_path);
-    FILE *out = strcmp(x->stacks_path, "-") == 0 ? stdout : fopen(x->stacks_path, "w");
+    FILE *out = strcmp(x->stacks_path, "-") == 0 ? stdout : vt_output_open(x->stacks_path);
     if (!out)
-        return error("cannot open '%s': %s", x->stacks_path, strerror(errno));
+        return error("cannot open '%s': %s", x->stacks_path,
+                     vt_output_strerror(x->stacks_path, errno));
     vt_symbolizer_t sym, *symp = NULL;
     if (x->n_stack_named_bytes && vt_symbolizer_init_trace(&sym, r) == 0)
         symp = &sym;

@@ -19,6 +19,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "output.h"
 #include "commands.h"
 #include "frames.h"
 #include "page_data.h"
@@ -534,9 +535,9 @@ static int save(const char *out_path, const vt_report_t *rep, const page_parts_t
         return error("cannot write '%s': %s", out_path, strerror(EISDIR));
     if (stat(out_path, &st) == 0 && !S_ISREG(st.st_mode)) {
         /* A device or a pipe: written in place, since there is no file to replace. */
-        FILE *out = fopen(out_path, "w");
+        FILE *out = vt_output_open(out_path);
         if (!out)
-            return error("cannot write '%s': %s", out_path, strerror(errno));
+            return error("cannot write '%s': %s", out_path, vt_output_strerror(out_path, errno));
         page(out, rep, parts);
         errno = 0;
         int failed = ferror(out);

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "output.h"
 #include "chart.h"
 #include "commands.h"
 #include "load.h"
@@ -128,9 +129,9 @@ static int svg_save(const char *svg, const char *path, const vt_reader_t *r, con
         vt_chart_svg(stdout, path, r, a, tl, 1);
         return 0; /* main checks stdout's writes */
     }
-    FILE *out = fopen(svg, "w");
+    FILE *out = vt_output_open(svg);
     if (!out)
-        return error("cannot write '%s': %s", svg, strerror(errno));
+        return error("cannot write '%s': %s", svg, vt_output_strerror(svg, errno));
     vt_chart_svg(out, path, r, a, tl, 1);
     errno = 0;
     int failed = ferror(out);
