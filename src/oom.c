@@ -86,6 +86,19 @@ static void describe_site(uint32_t stack_id, char *buf, size_t cap)
         vt_fmt(buf, cap, "an unknown call-site");
 }
 
+int vt_take_largest(uint64_t *values, int n, uint64_t *taken)
+{
+    int best = -1;
+    for (int i = 0; i < n; i++)
+        if (values[i] && (best < 0 || values[i] > values[best]))
+            best = i;
+    if (best >= 0) {
+        *taken = values[best];
+        values[best] = 0;
+    }
+    return best;
+}
+
 /* vt_oom_report: prints the block for a failed request of requested_bytes through api on
  * device, made at call-site cs. Not under vt_lock. */
 void vt_oom_report(int device, vt_api_t api, uint64_t requested_bytes, const vt_callsite_t *cs)
@@ -95,10 +108,8 @@ void vt_oom_report(int device, vt_api_t api, uint64_t requested_bytes, const vt_
         __atomic_fetch_add(&n_reports, 1, __ATOMIC_RELAXED) >= MAX_OOM_REPORTS)
         return;
     /* The largest live call-sites of the device, by summing live entries per stack. */
-    struct site {
-        uint32_t stack_id;
-        uint64_t bytes;
-    } sites[MAX_SITES];
+    uint32_t site_stack[MAX_SITES];
+    uint64_t site_bytes[MAX_SITES];
     int n_sites = 0;
     uint64_t live[VT_CAT_COUNT] = {0}, total = 0;
     vt_track_lock();
@@ -108,12 +119,14 @@ void vt_oom_report(int device, vt_api_t api, uint64_t requested_bytes, const vt_
         live[a->category < VT_CAT_COUNT ? a->category : VT_CAT_UNKNOWN] += a->size_bytes;
         total += a->size_bytes;
         int s = 0;
-        while (s < n_sites && sites[s].stack_id != a->stack_id)
+        while (s < n_sites && site_stack[s] != a->stack_id)
             s++;
-        if (s == n_sites && n_sites < MAX_SITES)
-            sites[n_sites++] = (struct site){a->stack_id, 0};
+        if (s == n_sites && n_sites < MAX_SITES) {
+            site_stack[n_sites] = a->stack_id;
+            site_bytes[n_sites++] = 0;
+        }
         if (s < n_sites)
-            sites[s].bytes += a->size_bytes;
+            site_bytes[s] += a->size_bytes;
     }
     vt_track_unlock();
 
@@ -126,17 +139,12 @@ void vt_oom_report(int device, vt_api_t api, uint64_t requested_bytes, const vt_
     char amount[32];
     vt_fmt_bytes(amount, sizeof amount, total, 1);
     size_t used = vt_fmt(line, sizeof line, "  live %s", amount);
-    for (int shown = 0; shown < VT_CAT_COUNT; shown++) {
-        int best = -1;
-        for (int c = 0; c < VT_CAT_COUNT; c++)
-            if (live[c] && (best < 0 || live[c] > live[best]))
-                best = c;
-        if (best < 0)
-            break;
-        vt_fmt_bytes(amount, sizeof amount, live[best], 1);
+    uint64_t bytes;
+    int best;
+    for (int shown = 0; (best = vt_take_largest(live, VT_CAT_COUNT, &bytes)) >= 0; shown++) {
+        vt_fmt_bytes(amount, sizeof amount, bytes, 1);
         used += vt_fmt(line + used, used < sizeof line ? sizeof line - used : 0, "%s %s %s",
                        shown ? "," : ":", vt_category_names[best], amount);
-        live[best] = 0;
     }
     vt_log(0, "%s", line);
 
@@ -146,14 +154,9 @@ void vt_oom_report(int device, vt_api_t api, uint64_t requested_bytes, const vt_
     char names[N_NAMED][256];
     uint64_t named_bytes[N_NAMED];
     int n_named = 0;
-    for (int k = 0; k < N_NAMED; k++) {
-        int best = -1;
-        for (int s = 0; s < n_sites; s++)
-            if (sites[s].bytes && (best < 0 || sites[s].bytes > sites[best].bytes))
-                best = s;
-        if (best < 0)
-            break;
-        describe_site(sites[best].stack_id, where, sizeof where);
+    for (int k = 0; k < N_NAMED && (best = vt_take_largest(site_bytes, n_sites, &bytes)) >= 0;
+         k++) {
+        describe_site(site_stack[best], where, sizeof where);
         int same = 0;
         while (same < n_named && strcmp(names[same], where) != 0)
             same++;
@@ -161,21 +164,14 @@ void vt_oom_report(int device, vt_api_t api, uint64_t requested_bytes, const vt_
             memcpy(names[n_named], where, sizeof names[0]);
             named_bytes[n_named++] = 0;
         }
-        named_bytes[same] += sites[best].bytes;
-        sites[best].bytes = 0;
+        named_bytes[same] += bytes;
     }
     used = vt_fmt(line, sizeof line, "  largest live call-sites:");
-    for (int shown = 0; shown < 3; shown++) {
-        int best = -1;
-        for (int k = 0; k < n_named; k++)
-            if (named_bytes[k] && (best < 0 || named_bytes[k] > named_bytes[best]))
-                best = k;
-        if (best < 0)
-            break;
-        vt_fmt_bytes(amount, sizeof amount, named_bytes[best], 1);
+    for (int shown = 0; shown < 3 && (best = vt_take_largest(named_bytes, n_named, &bytes)) >= 0;
+         shown++) {
+        vt_fmt_bytes(amount, sizeof amount, bytes, 1);
         used += vt_fmt(line + used, used < sizeof line ? sizeof line - used : 0, "%s %s %s",
                        shown ? ";" : "", names[best], amount);
-        named_bytes[best] = 0;
     }
     if (n_sites)
         vt_log(0, "%s", line);

@@ -13,18 +13,14 @@ static void summary_top_categories(char *buf, size_t cap, int device)
     uint64_t at_peak[VT_CAT_COUNT];
     vt_track_peak_by_category(device, at_peak);
     size_t used = 0;
-    for (int shown = 0; shown < 3; shown++) {
-        int best = -1;
-        for (int c = 0; c < VT_CAT_COUNT; c++)
-            if (at_peak[c] && (best < 0 || at_peak[c] > at_peak[best]))
-                best = c;
-        if (best < 0)
-            break;
-        char bytes[32];
-        vt_fmt_bytes(bytes, sizeof bytes, at_peak[best], 1);
+    uint64_t bytes;
+    int best;
+    for (int shown = 0; shown < 3 && (best = vt_take_largest(at_peak, VT_CAT_COUNT, &bytes)) >= 0;
+         shown++) {
+        char amount[32];
+        vt_fmt_bytes(amount, sizeof amount, bytes, 1);
         used += vt_fmt(buf + used, used < cap ? cap - used : 0, "%s%s %s", shown ? ", " : " (",
-                       vt_category_names[best], bytes);
-        at_peak[best] = 0;
+                       vt_category_names[best], amount);
     }
     if (used)
         vt_fmt(buf + used, used < cap ? cap - used : 0, ")");

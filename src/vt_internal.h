@@ -547,6 +547,10 @@ void vt_nvtx_cuda_used(void); /* the process's first CUDA use: the variable if i
 /* ---- oom.c, summary.c: the reports on stderr ------------------------------------------------- */
 void vt_oom_report(int device, vt_api_t api, uint64_t requested_bytes, const vt_callsite_t *cs);
 void vt_exit_summary(void); /* the trace closed, then the exit line(s) */
+/* vt_take_largest: the index of the largest non-zero values[i] (the first on a tie), its value in
+ * *taken and zeroed in values, so that calls in a row list them largest first; -1 when none is
+ * left. */
+int vt_take_largest(uint64_t *values, int n, uint64_t *taken);
 
 /* ---- writer.c: the trace file (vt_lock held) ---------------------------------------------- */
 void vt_writer_alloc(const vt_alloc_t *a, bool implicit);
