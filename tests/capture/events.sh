@@ -7,7 +7,6 @@
 # EXPECTED: every door records the same calls under the same names, whatever mechanism serves it.
 # Exit 0 on match, 1 with a diff otherwise. VT_EVENTS_WRITE=1 writes EXPECTED instead (read the
 # diff before committing it).
-set -u
 lib=$1 simdir=$2 events=$3 expected=$4
 shift 4
 settings=""
@@ -18,14 +17,12 @@ while [ $# -gt 0 ]; do
     esac
     shift
 done
-tmp=$(mktemp -d) || exit 1
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/../lib/preamble.sh"
 
 # shellcheck disable=SC2086 # settings are VAR=VALUE words without spaces
 (cd "$tmp" && env -i PATH="$PATH" LD_LIBRARY_PATH="$simdir" LD_PRELOAD="$lib" \
     VRAMTRACE_OUTPUT="$tmp/t.vtr" $settings "$@" >out 2>err)
 status=$?
-fail=0
 if [ "$status" -ne 0 ]; then
     echo "events.sh: $1 exited with status $status, want 0" >&2
     cat "$tmp/err" >&2

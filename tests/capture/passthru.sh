@@ -10,7 +10,6 @@
 #           else compared;
 #   silent  nothing at all: stderr must be byte-identical to the untraced run's (inertness).
 # Exit 0 when all holds, 1 with a diff otherwise.
-set -u
 lib=$1 simdir=$2 mode=$3
 shift 3
 settings=""
@@ -21,8 +20,7 @@ while [ $# -gt 0 ]; do
     esac
     shift
 done
-tmp=$(mktemp -d) || exit 1
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/../lib/preamble.sh"
 
 # shellcheck disable=SC2086 # settings are VAR=VALUE words without spaces
 env -i PATH="$PATH" LD_LIBRARY_PATH="$simdir" $settings "$@" >"$tmp/plain.out" 2>"$tmp/plain.err"
@@ -33,7 +31,6 @@ env -i PATH="$PATH" LD_LIBRARY_PATH="$simdir" LD_PRELOAD="$lib" VRAMTRACE_OUTPUT
     >"$tmp/traced.out" 2>"$tmp/traced.err"
 traced_status=$?
 
-fail=0
 if [ "$plain_status" -ne 0 ] || [ "$traced_status" -ne "$plain_status" ]; then
     echo "passthru.sh: exit status $traced_status traced, $plain_status without the library;" \
         "want 0 and 0" >&2

@@ -8,10 +8,8 @@
 # export's name ("child " first for calls made in a fork child), and each runtime line ends
 # with cudaPeekAtLastError and cudaGetLastError after the call. A hook added to hooks.def
 # without its pass-through cases fails this test.
-set -u
 def=$1 sim=$2 drv=$3 rt=$4
-tmp=$(mktemp -d) || exit 1
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/../lib/preamble.sh"
 env -i PATH="$PATH" LD_LIBRARY_PATH="$sim" VTSIM_DEVICE_COUNT=2 VTSIM_DEVICE_MEMORY=64M "$drv" \
     >"$tmp/driver" 2>&1 || { echo "FAIL: $drv: $(tail -n 3 "$tmp/driver")" >&2; exit 1; }
 env -i PATH="$PATH" LD_LIBRARY_PATH="$sim" VTSIM_DEVICE_MEMORY=64M "$rt" \
@@ -27,7 +25,6 @@ sed -n 's/^VT_HOOK_CU(\([A-Za-z0-9_]*\),.*/\1/p; s/^VT_HOOK_RT(\([A-Za-z0-9_]*\)
     sort -u >"$tmp/hooks"
 n_hooks=$(wc -l <"$tmp/hooks")
 [ "$n_hooks" -gt 40 ] || { echo "FAIL: only $n_hooks hooks read from '$def'" >&2; exit 1; }
-fail=0
 awk 'NR == FNR { ok[$1] = $2; err[$1] = $3; next }
      !(ok[$1] > 0 && err[$1] > 0) {
          printf "FAIL: %s (src/hooks.def): %d successful and %d failing calls in the pass-through transcripts\n", $1, ok[$1], err[$1]

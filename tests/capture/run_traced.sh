@@ -10,7 +10,6 @@
 # one stays 0 and fails where a peak exists). VT_CAP_PEAK_RANGE="SERIES MIN MAX" (a VAR=VALUE
 # argument) replaces the peak of SERIES' lines by IN_RANGE when MIN <= peak <= MAX, and the
 # summary's human-readable peak and its categories by RANGED, for runs whose peak depends on thread interleaving. Exit 0 on match, 1 with a diff otherwise.
-set -u
 lib=$1 simdir=$2 expected=$3
 shift 3
 settings="" peak_range=""
@@ -22,8 +21,7 @@ while [ $# -gt 0 ]; do
     esac
     shift
 done
-tmp=$(mktemp -d) || exit 1
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/../lib/preamble.sh"
 
 # shellcheck disable=SC2086 # settings are VAR=VALUE words without spaces
 env -i PATH="$PATH" LD_LIBRARY_PATH="$simdir" LD_PRELOAD="$lib" VRAMTRACE_VERBOSE=1 \
@@ -48,7 +46,6 @@ grep -E '^vramtrace: (stats|peak) ' "$tmp/err" |
         }
         { print }' >"$tmp/got"
 
-fail=0
 if [ "$status" -ne 0 ]; then
     echo "run_traced.sh: $1 exited with status $status, want 0" >&2
     fail=1

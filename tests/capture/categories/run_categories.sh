@@ -4,7 +4,6 @@
 # Runs PROGRAM on the simulated device with libvramtrace.so preloaded and VRAMTRACE_VERBOSE=1 in
 # a clean environment, and requires its per-category exit report (the `vramtrace: category`
 # lines, clock readings blanked) and its warnings to equal EXPECTED exactly.
-set -u
 lib=$1 simdir=$2 expected=$3
 shift 3
 settings=""
@@ -15,8 +14,7 @@ while [ $# -gt 0 ]; do
     esac
     shift
 done
-tmp=$(mktemp -d) || exit 1
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/../../lib/preamble.sh"
 # shellcheck disable=SC2086 # VAR=VALUE words without spaces
 (cd "$(dirname "$expected")" && env -i PATH="$PATH" LD_LIBRARY_PATH="$simdir" LD_PRELOAD="$lib" \
     VRAMTRACE_VERBOSE=1 VRAMTRACE_OUTPUT="$tmp/trace.vtr" $settings "$@") >"$tmp/out" 2>"$tmp/err"

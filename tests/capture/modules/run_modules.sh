@@ -3,13 +3,10 @@
 # run_modules.sh VRAMTRACE LIB SIMDIR PROGRAM PLUGIN: an allocation made in a library loaded
 # after start-up is categorized by its function name (in-process, through the refreshed module
 # map) and its frame is named in the report (offline, through the trace's MODULE records).
-set -u
 vt=$1 lib=$2 sim=$3 prog=$4 plugin=$5
-tmp=$(mktemp -d) || exit 1
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/../../lib/preamble.sh"
 env -i PATH="$PATH" LD_LIBRARY_PATH="$sim" LD_PRELOAD="$lib" VRAMTRACE_OUTPUT="$tmp/t.vtr" \
     VRAMTRACE_VERBOSE=1 "$prog" "$plugin" >"$tmp/out" 2>"$tmp/err" || { cat "$tmp/err"; exit 1; }
-fail=0
 grep -q '^vramtrace: category weights device=0 live=3145728 ' "$tmp/err" ||
     { echo "FAIL: the plugin's allocation is not weights"; fail=1; }
 "$vt" report --json "$tmp/t.vtr" >"$tmp/report.json" 2>"$tmp/report.err" ||

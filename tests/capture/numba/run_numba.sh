@@ -7,15 +7,13 @@
 # vramtrace's report (VRAMTRACE report --json) equal to the device's own figures: the device
 # peak, the pinned and managed peaks, the allocations, the frees and the bytes left live.
 # Exit 77 (skip) when PYTHON cannot import numba (Debian: python3-numba).
-set -u
 lib=$1 simdir=$2 vramtrace=$3 python=$4 script=$5
 name=$(basename "$script" .py)
 if ! "$python" -c 'import numba.cuda' >/dev/null 2>&1; then
     echo "SKIP: $python cannot import numba (Debian: apt-get install python3-numba)"
     exit 77
 fi
-tmp=$(mktemp -d) || exit 1
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/../../lib/preamble.sh"
 run() { # TAG [VAR=VALUE...]: the script in a clean environment, outputs under $tmp/TAG.*
     tag=$1
     shift
@@ -27,7 +25,6 @@ run() { # TAG [VAR=VALUE...]: the script in a clean environment, outputs under $
 }
 run untraced
 run traced LD_PRELOAD="$lib" VRAMTRACE_OUTPUT="$tmp/trace"
-fail=0
 for tag in untraced traced; do
     if [ "$(cat "$tmp/$tag.status")" != 0 ] || ! grep -qx "$name: ok" "$tmp/$tag.out"; then
         echo "FAIL: the $tag run: status $(cat "$tmp/$tag.status")" >&2

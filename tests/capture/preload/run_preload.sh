@@ -3,10 +3,8 @@
 # run_preload.sh PROBE LIB CASE: runs the annotated probe in a clean environment, with or
 # without LD_PRELOAD=LIB, and compares its stdout and its stderr (pids replaced by N) with the
 # case's expected text. Exit 0 on match, 1 with a diff otherwise.
-set -u
 probe=$1 lib=$2 case=$3
-tmp=$(mktemp -d) || exit 1
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/../../lib/preamble.sh"
 
 # run ENV...: the probe under env -i, so no VRAMTRACE_* from the caller leaks in.
 run() {

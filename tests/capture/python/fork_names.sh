@@ -5,18 +5,15 @@
 # such sizes): the parent's cached frame names hold string ids the child's fresh string table
 # does not have (src/python.c).
 # Exit 77 (skip) when PYTHON is "-" or not CPython 3.8-3.13.
-set -u
 lib=$1 simdir=$2 python=$3 cli=$4
 here=$(cd "$(dirname "$0")" && pwd)
 real=$("$python" -c 'import sys, ctypes
 if (3, 8) <= sys.version_info[:2] <= (3, 13) and sys.implementation.name == "cpython":
     print(sys.executable)' 2>/dev/null)
 [ -n "$real" ] || { echo "SKIP: '$python' is not CPython 3.8-3.13 with ctypes"; exit 77; }
-tmp=$(mktemp -d) || exit 1
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/../../lib/preamble.sh"
 env -i PATH="$PATH" LD_LIBRARY_PATH="$simdir" LD_PRELOAD="$lib" VRAMTRACE_QUIET=1 \
     VRAMTRACE_OUTPUT="$tmp/trace" "$real" "$here/fork_names.py" || { echo "fork_names.py failed"; exit 1; }
-fail=0
 for f in "$tmp"/trace.*.vtr; do
     "$cli" report "$f" >"$f.txt" 2>&1 || { echo "report $f failed"; fail=1; }
     # Each call-site's size line, then its innermost shown frame.

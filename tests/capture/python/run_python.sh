@@ -12,7 +12,6 @@
 # PYTHON is "-" (none found) or not CPython 3.8-3.13 with ctypes. A pyenv shim is resolved to
 # the interpreter it runs first, with the caller's environment, since the clean one would lose
 # its settings.
-set -u
 lib=$1 simdir=$2 python=$3 helper=$4 expected=$5
 shift 5
 script=${VT_TEST_SCRIPT:-train.py} # another script of this directory (reuse.py)
@@ -28,8 +27,7 @@ if [ -z "$real" ]; then
     echo "SKIP: '$python' is not CPython 3.8-3.13 with ctypes"
     exit 77
 fi
-tmp=$(mktemp -d) || exit 1
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/../../lib/preamble.sh"
 
 # shellcheck disable=SC2068 # VAR=VALUE words without spaces
 (cd "$tmp" && env -i PATH="$PATH" LD_LIBRARY_PATH="$simdir" LD_PRELOAD="$lib" \
@@ -39,7 +37,6 @@ status=$?
 
 grep -E '^vramtrace: category ' "$tmp/err" | sed -E 's/peak_t_ns=[1-9][0-9]*/peak_t_ns=T/' >"$tmp/got"
 
-fail=0
 if [ -n "${VT_TEST_CLI:-}" ] && [ "$status" -eq 0 ]; then
     if ! "$VT_TEST_CLI" export "$tmp"/trace.*.vtr --format folded -o "$tmp/folded" >>"$tmp/out" 2>&1 ||
         ! "$real" "$here/$script" --check "$tmp/folded" "$tmp/nogil-lines.txt" >>"$tmp/out" 2>&1; then

@@ -8,11 +8,9 @@
 # (alloc_hwm_bytes: requested bytes; hwm_bytes: what the device charged, graph reservations
 # included), and with COUNTS=counts the allocations, frees and live bytes too (device, pinned and
 # managed together).
-set -u
 lib=$1 simdir=$2 vramtrace=$3 peak_key=$4 counts=$5
 shift 5
-tmp=$(mktemp -d) || exit 1
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/../../lib/preamble.sh"
 run() { # TAG [VAR=VALUE...] -- PROGRAM ARGS...
     tag=$1
     shift
@@ -32,7 +30,6 @@ run() { # TAG [VAR=VALUE...] -- PROGRAM ARGS...
 }
 run untraced -- "$@"
 run traced LD_PRELOAD="$lib" VRAMTRACE_OUTPUT="$tmp/trace" -- "$@"
-fail=0
 if [ "$(cat "$tmp/untraced.status")" != 0 ]; then
     echo "FAIL: the program exited with status $(cat "$tmp/untraced.status") untraced" >&2
     fail=1

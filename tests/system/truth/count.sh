@@ -15,11 +15,9 @@
 #             what it holds (hwm_bytes, above its allocations' own), the device's tensors live
 #             peak its allocations' and its pool reserved peak the same high-water mark
 # Needs python3 (exits 77, skipped, without it).
-set -u
 lib=$1 simdir=$2 vramtrace=$3 prog=$4 case=$5
 python3 -c 'import json' 2>/dev/null || { echo "python3 not found: skipped"; exit 77; }
-tmp=$(mktemp -d) || exit 1
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/../../lib/preamble.sh"
 
 # shellcheck disable=SC2086 # pools-T is two words: pools T
 env -i PATH="$PATH" LD_LIBRARY_PATH="$simdir" LD_PRELOAD="$lib" VRAMTRACE_QUIET=1 \

@@ -6,10 +6,8 @@
 # share of the capacity) and the HTML page (the same, and the chart's capacity line, on the
 # scale when the peak is a quarter of the capacity or more, a note above the plot otherwise);
 # memory imported from another process (IPC) as its own series, outside the device peak.
-set -u
 lib=$1 simdir=$2 vramtrace=$3 prog=$4
-tmp=$(mktemp -d) || exit 1
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/../../lib/preamble.sh"
 status=0
 fail() { echo "FAIL $*"; status=1; }
 

@@ -15,11 +15,9 @@
 #           left, the peak exact
 #   hostfn  frees in host functions on the driver's thread while the main thread allocates
 # Needs python3 (exits 77, skipped, without it).
-set -u
 lib=$1 simdir=$2 vramtrace=$3 prog=$4 case=$5
 python3 -c 'import json' 2>/dev/null || { echo "python3 not found: skipped"; exit 77; }
-tmp=$(mktemp -d) || exit 1
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/../../lib/preamble.sh"
 status=0
 : >"$tmp/runs"
 
