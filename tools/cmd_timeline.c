@@ -44,8 +44,21 @@ static const vt_args_spec_t spec = {
     .tables = {options},
 };
 
+/* A column's last value on one device and its text: an event changes one category of one device,
+ * so most of a row is the text of that device's row before, copied instead of formatted again. */
+typedef struct col_text_s {
+    uint64_t value;
+    uint8_t len; /* 0: nothing yet */
+    char text[VT_ROW_U64_MAX + 3];
+} col_text_t;
+
+#define CSV_CACHED_DEVICES 16 /* a device past these has its rows formatted in full */
+
 typedef struct csv_s {
     int header_done;
+    size_t n_devices;
+    uint32_t device[CSV_CACHED_DEVICES];
+    col_text_t cols[CSV_CACHED_DEVICES][VT_CAT_COUNT + 1]; /* total, then the categories */
 } csv_t;
 
 static void csv_header(csv_t *csv)
@@ -59,18 +72,45 @@ static void csv_header(csv_t *csv)
     csv->header_done = 1;
 }
 
-/* One row per change: built in a buffer (rowfmt.h), not printf'd field by field. */
-static void csv_row(const vt_reader_t *r, const vt_device_stats_t *d, uint64_t t_ns)
+/* v at p: col's text when v is its value, else formatted (and kept in col when there is one).
+ * Writes up to sizeof(col->text) bytes at p; returns the end of v's text. */
+static char *col_put(char *p, col_text_t *col, uint64_t v)
 {
-    char row[64 + (VT_CAT_COUNT + 2) * (VT_ROW_U64_MAX + 1)], *p = row;
+    if (!col)
+        return vt_row_u64(p, v);
+    if (!col->len || col->value != v) {
+        col->len = (uint8_t)(vt_row_u64(col->text, v) - col->text);
+        col->value = v;
+    }
+    memcpy(p, col->text, sizeof(col->text)); /* a fixed size: one move, not a call */
+    return p + col->len;
+}
+
+/* The columns kept for device, or NULL when CSV_CACHED_DEVICES others came first. */
+static col_text_t *csv_cols(csv_t *csv, uint32_t device)
+{
+    for (size_t i = 0; i < csv->n_devices; i++)
+        if (csv->device[i] == device)
+            return csv->cols[i];
+    if (csv->n_devices == CSV_CACHED_DEVICES)
+        return NULL;
+    csv->device[csv->n_devices] = device;
+    return csv->cols[csv->n_devices++];
+}
+
+/* One row per change: built in a buffer (rowfmt.h), not printf'd field by field. */
+static void csv_row(csv_t *csv, const vt_reader_t *r, const vt_device_stats_t *d, uint64_t t_ns)
+{
+    char row[64 + (VT_CAT_COUNT + 3) * sizeof(((col_text_t *)0)->text)], *p = row;
+    col_text_t *cols = csv_cols(csv, d->device);
     p = vt_row_seconds6(p, t_ns > r->t0_ns ? t_ns - r->t0_ns : 0);
     *p++ = ',';
     p = vt_row_u64(p, d->device);
     *p++ = ',';
-    p = vt_row_u64(p, d->live_bytes);
+    p = col_put(p, cols ? &cols[0] : NULL, d->live_bytes);
     for (int c = 0; c < VT_CAT_COUNT; c++) {
         *p++ = ',';
-        p = vt_row_u64(p, d->live_by_category[c]);
+        p = col_put(p, cols ? &cols[1 + c] : NULL, d->live_by_category[c]);
     }
     *p++ = '\n';
     vt_row_write(stdout, row, p);
@@ -80,7 +120,7 @@ static void csv_row(const vt_reader_t *r, const vt_device_stats_t *d, uint64_t t
 static void csv_change(void *ctx, const vt_reader_t *r, const vt_device_stats_t *d, uint64_t t_ns)
 {
     csv_header(ctx);
-    csv_row(r, d, t_ns);
+    csv_row(ctx, r, d, t_ns);
 }
 
 static void print_summary(const char *path, const vt_reader_t *r, const vt_analysis_t *a,
