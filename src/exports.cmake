@@ -5,8 +5,7 @@
 # stops interposition (docs/style.md, "Build"). tests/exports.expected pins the
 # result.
 function(vt_write_exports_map hooks_def out)
-  file(STRINGS ${hooks_def} rows REGEX "^VT_HOOK_(CU|RT)\\(")
-  set(names dlsym vramtrace_mark vramtrace_pause vramtrace_resume vramtrace_category_push
+  set(names dlsym dlopen dlmopen vramtrace_mark vramtrace_pause vramtrace_resume vramtrace_category_push
     vramtrace_category_pop InitializeInjectionNvtx2)
   # A sanitizer build exports its built-in options (cmake/vt_sanitizer_options.c), so that the
   # runtime finds them in a program that has none; tests/capture/preload/check_exports.sh ignores them.
@@ -14,10 +13,6 @@ function(vt_write_exports_map hooks_def out)
     list(APPEND names __asan_default_options __ubsan_default_options __tsan_default_options
       __lsan_default_options __lsan_default_suppressions)
   endif()
-  foreach(row IN LISTS rows)
-    string(REGEX REPLACE "^VT_HOOK_(CU|RT)\\(([A-Za-z0-9_]+).*" "\\2" name "${row}")
-    list(APPEND names ${name})
-  endforeach()
   list(SORT names)
   set(text "/* Generated from src/hooks.def by src/exports.cmake: do not edit. */\n{\n  global:\n")
   foreach(name IN LISTS names)

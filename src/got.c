@@ -18,9 +18,11 @@
 #if defined(__x86_64__)
 #    define R_JUMP_SLOT R_X86_64_JUMP_SLOT
 #    define R_GLOB_DAT  R_X86_64_GLOB_DAT
+#    define R_RELATIVE_TYPE R_X86_64_RELATIVE
 #elif defined(__aarch64__)
 #    define R_JUMP_SLOT R_AARCH64_JUMP_SLOT
 #    define R_GLOB_DAT  R_AARCH64_GLOB_DAT
+#    define R_RELATIVE_TYPE R_AARCH64_RELATIVE
 #elif defined(__i386__)
 #    define R_JUMP_SLOT R_386_JMP_SLOT
 #    define R_GLOB_DAT  R_386_GLOB_DAT
@@ -190,5 +192,25 @@ int vt_got_patch(const struct dl_phdr_info *info, vt_got_visit_fn visit, void *c
     (void)visit;
     (void)ctx;
     return 0;
+#endif
+}
+
+/* vt_got_relocated: whether the loader has relocated the object already, read from its first
+ * RELATIVE relocation (RELA: the slot holds the load address plus the addend only once it is
+ * applied). False when that cannot be told (REL, packed relative relocations, none at all). */
+bool vt_got_relocated(const struct dl_phdr_info *info)
+{
+#if defined(R_RELATIVE_TYPE)
+    object_t o;
+    if (!read_object(info, &o) || !o.rela || o.base == 0)
+        return false;
+    const ElfW(Rela) *r = (const ElfW(Rela) *)o.rela;
+    for (size_t i = 0; i < o.relasz / sizeof *r; i++)
+        if (REL_TYPE(r[i].r_info) == R_RELATIVE_TYPE)
+            return *(const uintptr_t *)(o.base + r[i].r_offset) == o.base + (uintptr_t)r[i].r_addend;
+    return false;
+#else
+    (void)info;
+    return false;
 #endif
 }

@@ -242,6 +242,8 @@ static uint64_t mipmapped_array_bytes(const CUDA_ARRAY3D_DESCRIPTOR *d, unsigned
  * common case (init before main) cheap and deterministic. */
 __attribute__((constructor)) static void vt_preload_ctor(void)
 {
+    vt_loads_startup();
+    vt_loads_refresh();
     vt_ensure_init();
 }
 

@@ -7,6 +7,8 @@
 #include "vt_internal.h"
 
 #include <dlfcn.h>
+#include <elf.h>
+#include <link.h>
 #include <string.h>
 
 vt_real_t vt_real;
@@ -29,18 +31,30 @@ VT_NO_SANITIZE static void *(*real_dlsym(void))(void *, const char *)
     return f;
 }
 
-/* True when p lies inside libvramtrace.so itself. */
-bool vt_is_own_address(const void *p)
+/* Our own ELF header, placed by the linker: where libvramtrace.so is mapped, known without a
+ * relocation, a lock or a call (the startup patch runs before our relocation is complete). */
+extern const ElfW(Ehdr) __ehdr_start __attribute__((visibility("hidden")));
+
+/* True when p lies inside libvramtrace.so itself: between our header and the end of our last
+ * loadable segment. */
+VT_NO_SANITIZE bool vt_is_own_address(const void *p)
 {
-    static char self_marker;
-    static void *self_base; /* our load address, looked up once */
-    Dl_info info;
-    void *base = __atomic_load_n(&self_base, __ATOMIC_ACQUIRE);
-    if (!base && dladdr(&self_marker, &info)) {
-        base = info.dli_fbase;
-        __atomic_store_n(&self_base, base, __ATOMIC_RELEASE);
+    static uintptr_t own_end; /* computed once from our program headers */
+    uintptr_t start = (uintptr_t)&__ehdr_start;
+    uintptr_t end = __atomic_load_n(&own_end, __ATOMIC_RELAXED);
+    if (!end) {
+        const ElfW(Phdr) *ph = (const ElfW(Phdr) *)((const char *)&__ehdr_start +
+                                                     __ehdr_start.e_phoff);
+        uintptr_t first = UINTPTR_MAX;
+        for (int i = 0; i < __ehdr_start.e_phnum; i++)
+            if (ph[i].p_type == PT_LOAD) {
+                first = ph[i].p_vaddr < first ? ph[i].p_vaddr : first;
+                end = ph[i].p_vaddr + ph[i].p_memsz > end ? ph[i].p_vaddr + ph[i].p_memsz : end;
+            }
+        end = start - first + end;
+        __atomic_store_n(&own_end, end, __ATOMIC_RELAXED);
     }
-    return p && base && dladdr(p, &info) && info.dli_fbase == base;
+    return (uintptr_t)p >= start && (uintptr_t)p < end;
 }
 
 /* ---- the slot table, generated from hooks.def --------------------------------------------- */
@@ -115,6 +129,30 @@ void *vt_resolve_real(size_t slot_offset, const char *name)
     return real;
 }
 
+/* dl_iterate_phdr callback of find_in_runtime: the first loaded CUDA runtime's file name. */
+static int runtime_path(struct dl_phdr_info *info, size_t size, void *out)
+{
+    (void)size;
+    if (!info->dlpi_name || !strstr(info->dlpi_name, "/libcudart.so"))
+        return 0;
+    *(const char **)out = info->dlpi_name;
+    return 1;
+}
+
+/* A runtime function from the loaded CUDA runtime itself, wherever it was loaded: a program
+ * may have opened it without RTLD_GLOBAL (ctypes, a plugin that links it). */
+static void *find_in_runtime(void *(*sym)(void *, const char *), const char *name)
+{
+    const char *path = NULL;
+    dl_iterate_phdr(runtime_path, &path);
+    void *runtime = path ? dlopen(path, RTLD_NOW | RTLD_NOLOAD) : NULL;
+    if (!runtime)
+        return NULL;
+    void *real = sym(runtime, name);
+    dlclose(runtime); /* NOLOAD took a reference */
+    return real;
+}
+
 static void *resolve(size_t slot_offset, const char *name)
 {
     const slot_t *s = NULL;
@@ -132,8 +170,12 @@ static void *resolve(size_t slot_offset, const char *name)
             dlclose(driver); /* NOLOAD took a reference */
         }
     }
+    /* We export none of these names, so the global scope's answer is the real one. */
     if (!real || vt_is_own_address(real))
-        real = sym(RTLD_NEXT, name);
+        real = sym(RTLD_DEFAULT, name);
+    if ((!real || vt_is_own_address(real)) && is_runtime_slot(s))
+        real = find_in_runtime(sym, name);
+    dlerror(); /* the lookups that failed leave no error for the program to read */
     slot_store(s, real);
     void *published = __atomic_load_n(slot_ptr(s), __ATOMIC_ACQUIRE);
     if (!published) {
@@ -165,16 +207,47 @@ VT_NO_SANITIZE void *vt_dlsym_intercept(void *handle, const char *name)
         return NULL;
     for (size_t i = 0; i < N_SLOTS; i++) {
         const slot_t *s = &slots[i];
-        if (!s->base || strcmp(s->name, name) != 0)
+        if (!s->wrapper || strcmp(s->name, name) != 0)
             continue;
+        /* A runtime name is ours only where the program's own lookup searches the global
+         * scope, as a preloaded definition would have been found: elsewhere (a handle of the
+         * runtime itself) the runtime reaches the driver through the other doors. */
+        if (!s->base && handle != RTLD_DEFAULT && handle != (void *)_r_debug.r_map)
+            return NULL;
         void *real = sym(handle, name);
-        /* NULL, or our own export found through RTLD_DEFAULT: nothing to wrap, and no CUDA
-         * touched yet. */
+        /* NULL (no CUDA loaded where the caller looks: glibc's own answer and error follow),
+         * or one of our shims. */
         if (!real || vt_is_own_address(real))
             return real;
         vt_ensure_init();
         vt_note_cuda_used();
         slot_store(s, real);
+        vt_loads_refresh();
+        return s->wrapper;
+    }
+    return NULL;
+}
+
+/* vt_patch_visit: the got.c visitor of vt_loads_refresh: a call or address slot naming one of
+ * our shims is pointed at it, its bound value kept as the real function (NULL: left as it is).
+ * A lazy slot not bound yet has no real value to keep; VT_REAL finds one on the first call. At
+ * startup (ctx non-NULL: vt_loads_startup, during the loader's relocation) nothing is pinned:
+ * dlopen cannot run there, and the objects loaded at startup are never unloaded. */
+VT_NO_SANITIZE void *vt_patch_visit(void *ctx, const char *name, void *current, bool bound)
+{
+    bool startup = ctx != NULL;
+    if (name[0] != 'c' || name[1] != 'u')
+        return NULL;
+    for (size_t i = 0; i < N_SLOTS; i++) {
+        const slot_t *s = &slots[i];
+        if (!s->wrapper || strcmp(s->name, name) != 0)
+            continue;
+        if (bound && vt_is_own_address(current))
+            return NULL;
+        if (bound && startup)
+            __atomic_store_n(slot_ptr(s), current, __ATOMIC_RELEASE);
+        else if (bound)
+            slot_store(s, current);
         return s->wrapper;
     }
     return NULL;

@@ -479,6 +479,7 @@ void vt_call_on_stack(void (*fn)(void *), void *arg, void *top);
 struct dl_phdr_info;
 typedef void *(*vt_got_visit_fn)(void *ctx, const char *name, void *current, bool bound);
 int vt_got_patch(const struct dl_phdr_info *info, vt_got_visit_fn visit, void *ctx);
+bool vt_got_relocated(const struct dl_phdr_info *info);
 
 typedef struct vt_stack_node_s vt_stack_node_t;
 uint32_t vt_stack_intern(void *const *ips, int n, bool *created);
@@ -596,6 +597,10 @@ extern vt_real_t vt_real;
 void *vt_resolve_real(size_t slot_offset, const char *name);
 void vt_substitute(const char *symbol, void **pfn, int cuda_version, uint64_t flags);
 void *vt_dlsym_intercept(void *handle, const char *name);
+void *vt_patch_visit(void *ctx, const char *name, void *current, bool bound);
+/* ---- loads.c: the program's references to CUDA pointed at the shims (GOT patching) ---------- */
+void vt_loads_refresh(void); /* after a load: patches the objects not patched yet */
+void vt_loads_startup(void); /* does nothing; its resolver patched at startup */
 bool vt_is_own_address(const void *p);
 int vt_current_device(void);          /* from the real driver; 0 when unknown */
 int vt_device_of_pointer(uint64_t p); /* from the real driver; -1 when unknown */

@@ -1,0 +1,307 @@
+/* SPDX-License-Identifier: MIT */
+/* The program's own references to CUDA, reached without exporting a single CUDA name: every
+ * loaded object's call and address slots (its GOT) that name a row of hooks.def are pointed at
+ * our shims (got.c), so a process that never loads CUDA finds no CUDA symbol in its global
+ * scope, while a program linked with -lcuda or -lcudart is traced as before (docs/design.md,
+ * doors 3 and 4). The slots are turned three times over: during the loader's startup, for the
+ * objects already relocated, before any constructor runs (a NEEDED library's constructor may
+ * allocate before ours runs); in our constructor, for the rest; and after every load, through
+ * the dlopen and dlmopen doors here and the dlsym door (resolve.c). */
+#include "vt_internal.h"
+
+#include <dlfcn.h>
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <link.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* ---- the refresh ------------------------------------------------------------------------------ */
+
+/* Objects already patched, by the address of their program headers (unique while loaded): a
+ * refresh after a load patches only the new ones. Cleared when any object was unloaded, since
+ * a new one may then sit at a freed address. Past the table's size an object is simply patched
+ * again at every refresh (a pass over slots already turned writes nothing). */
+#define MAX_PATCHED 4096
+static pthread_mutex_t refresh_lock = PTHREAD_MUTEX_INITIALIZER;
+static const void *patched[MAX_PATCHED];
+static size_t n_patched;
+static unsigned long long seen_adds, seen_subs; /* the loader's counters at the last refresh */
+
+static bool was_patched(const void *phdr)
+{
+    for (size_t i = 0; i < n_patched; i++)
+        if (patched[i] == phdr)
+            return true;
+    return false;
+}
+
+static int refresh_one(struct dl_phdr_info *info, size_t size, void *ctx)
+{
+    bool *first = ctx;
+    if (*first) {
+        *first = false;
+        if (info->dlpi_adds == seen_adds && info->dlpi_subs == seen_subs)
+            return 1; /* nothing loaded or unloaded since the last refresh */
+        if (info->dlpi_subs != seen_subs)
+            n_patched = 0;
+        seen_adds = info->dlpi_adds;
+        seen_subs = info->dlpi_subs;
+    }
+    (void)size;
+    if (vt_is_own_address(info->dlpi_phdr) || was_patched(info->dlpi_phdr))
+        return 0;
+    vt_got_patch(info, vt_patch_visit, NULL);
+    if (n_patched < MAX_PATCHED)
+        patched[n_patched++] = info->dlpi_phdr;
+    return 0;
+}
+
+void vt_loads_refresh(void)
+{
+    int saved_errno = errno;
+    int cancel_state = 0;
+    pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel_state);
+    pthread_mutex_lock(&refresh_lock);
+    bool first = true;
+    dl_iterate_phdr(refresh_one, &first);
+    pthread_mutex_unlock(&refresh_lock);
+    pthread_setcancelstate(cancel_state, &cancel_state);
+    errno = saved_errno;
+}
+
+/* ---- at startup, before any constructor --------------------------------------------------------- */
+
+/* The loader relocates every object before it runs any constructor, and relocates a preloaded
+ * library after the program's NEEDED libraries (and before the program). Our own relocation ends
+ * with the IRELATIVE relocation of vt_loads_startup below, whose resolver is therefore the first
+ * code of ours to run: it turns the slots of every object already relocated (the others would
+ * be overwritten by their own relocation, and a read-only RELRO page of theirs would stop it);
+ * the constructor does the rest. Nothing here may take the loader's locks beyond
+ * dl_iterate_phdr, allocate, or pin objects. */
+static int startup_one(struct dl_phdr_info *info, size_t size, void *ctx)
+{
+    (void)size;
+    if (!vt_is_own_address(info->dlpi_phdr) && vt_got_relocated(info))
+        vt_got_patch(info, vt_patch_visit, ctx);
+    return 0;
+}
+
+static void startup_done(void)
+{
+}
+
+VT_NO_SANITIZE static void (*startup_resolver(void))(void)
+{
+    static bool startup_flag = true; /* the visitor's context: "at startup" */
+    dl_iterate_phdr(startup_one, &startup_flag);
+    return startup_done;
+}
+
+void vt_loads_startup(void) __attribute__((ifunc("startup_resolver")));
+
+/* ---- the dlopen and dlmopen doors ---------------------------------------------------------------- */
+
+/* glibc resolves a dlopen by its caller (taken from the return address): the caller's
+ * namespace, $ORIGIN in the name, and the caller's RPATH/RUNPATH for a bare name. Our door
+ * calls glibc itself, so it reproduces those from the caller's object before it calls: the name
+ * with $ORIGIN expanded, a bare name searched in the caller's own directories (dlinfo's search
+ * list, in glibc's order, less the tail it shares with ours) unless an object of that name is
+ * loaded already, and the caller's namespace. What is left (LD_LIBRARY_PATH, the cache, the
+ * default directories) does not depend on the caller. */
+
+typedef void *(*dlopen_fn)(const char *, int);
+typedef void *(*dlmopen_fn)(Lmid_t, const char *, int);
+
+static void *real_symbol(const char *name, const char *const *versions, size_t n)
+{
+    void *f = NULL;
+    for (size_t i = 0; i < n && !f; i++)
+        f = dlvsym(RTLD_NEXT, name, versions[i]);
+    return f;
+}
+
+static dlopen_fn real_dlopen(void)
+{
+    static dlopen_fn f;
+    dlopen_fn got = __atomic_load_n(&f, __ATOMIC_ACQUIRE);
+    if (!got) {
+        static const char *const versions[] = {"GLIBC_2.34", "GLIBC_2.2.5", "GLIBC_2.17"};
+        got = (dlopen_fn)real_symbol("dlopen", versions, 3);
+        __atomic_store_n(&f, got, __ATOMIC_RELEASE);
+    }
+    return got;
+}
+
+static dlmopen_fn real_dlmopen(void)
+{
+    static dlmopen_fn f;
+    dlmopen_fn got = __atomic_load_n(&f, __ATOMIC_ACQUIRE);
+    if (!got) {
+        static const char *const versions[] = {"GLIBC_2.34", "GLIBC_2.3.4", "GLIBC_2.17"};
+        got = (dlmopen_fn)real_symbol("dlmopen", versions, 3);
+        __atomic_store_n(&f, got, __ATOMIC_RELEASE);
+    }
+    return got;
+}
+
+/* The name with every $ORIGIN / ${ORIGIN} replaced by the caller's directory, into out; false
+ * when it does not fit (the name then goes to glibc as it is). */
+static bool expand_origin(void *caller, const char *name, char *out, size_t cap)
+{
+    char origin[PATH_MAX];
+    if (dlinfo(caller, RTLD_DI_ORIGIN, origin) != 0)
+        return false;
+    size_t n = 0, origin_len = strlen(origin);
+    for (const char *p = name; *p;) {
+        size_t skip = strncmp(p, "$ORIGIN", 7) == 0     ? 7
+                      : strncmp(p, "${ORIGIN}", 9) == 0 ? 9
+                                                        : 0;
+        const char *piece = skip ? origin : p;
+        size_t len = skip ? origin_len : 1;
+        if (n + len >= cap)
+            return false;
+        memcpy(out + n, piece, len);
+        n += len;
+        p += skip ? skip : 1;
+    }
+    out[n] = '\0';
+    return true;
+}
+
+/* True when path is an ELF object of our own class and machine, as glibc requires of a
+ * candidate before it takes it (a wrong-architecture file is skipped, not an error). */
+static bool is_our_kind(const char *path)
+{
+    extern const ElfW(Ehdr) __ehdr_start __attribute__((visibility("hidden")));
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return false;
+    ElfW(Ehdr) e;
+    bool ok = read(fd, &e, sizeof e) == (ssize_t)sizeof e &&
+              memcmp(e.e_ident, ELFMAG, SELFMAG) == 0 &&
+              e.e_ident[EI_CLASS] == __ehdr_start.e_ident[EI_CLASS] &&
+              e.e_machine == __ehdr_start.e_machine;
+    close(fd);
+    return ok;
+}
+
+static Dl_serinfo *search_list(void *object)
+{
+    Dl_serinfo size;
+    if (dlinfo(object, RTLD_DI_SERINFOSIZE, &size) != 0)
+        return NULL;
+    Dl_serinfo *list = malloc(size.dls_size);
+    if (!list)
+        return NULL;
+    *list = size;
+    if (dlinfo(object, RTLD_DI_SERINFO, list) != 0) {
+        free(list);
+        return NULL;
+    }
+    return list;
+}
+
+/* The caller's own directories' file for a bare name, into out; false when none. */
+static bool search_as(void *caller, const char *name, char *out, size_t cap)
+{
+    static char own_marker;
+    Dl_info own_info;
+    void *own = NULL;
+    if (!dladdr1(&own_marker, &own_info, &own, RTLD_DL_LINKMAP) || !own)
+        return false;
+    Dl_serinfo *theirs = search_list(caller), *ours = search_list(own);
+    bool found = false;
+    if (theirs && ours) {
+        /* The directories both search last (LD_LIBRARY_PATH when the caller has no RUNPATH,
+         * the default ones) are searched by glibc for us, in the same place of the order. */
+        unsigned shared = 0;
+        while (shared < theirs->dls_cnt && shared < ours->dls_cnt &&
+               strcmp(theirs->dls_serpath[theirs->dls_cnt - 1 - shared].dls_name,
+                      ours->dls_serpath[ours->dls_cnt - 1 - shared].dls_name) == 0)
+            shared++;
+        for (unsigned i = 0; i + shared < theirs->dls_cnt && !found; i++) {
+            const char *dir = theirs->dls_serpath[i].dls_name;
+            size_t dir_len = strlen(dir), name_len = strlen(name);
+            if (dir_len + 1 + name_len >= cap)
+                continue;
+            memcpy(out, dir, dir_len);
+            out[dir_len] = '/';
+            memcpy(out + dir_len + 1, name, name_len + 1);
+            found = is_our_kind(out);
+        }
+    }
+    free(theirs);
+    free(ours);
+    return found;
+}
+
+static void *open_in(bool base, Lmid_t ns, const char *name, int mode)
+{
+    return base ? real_dlopen()(name, mode) : real_dlmopen()(ns, name, mode);
+}
+
+/* What the caller's dlopen (have_ns false) or dlmopen(ns, …) would open, opened. No lock is
+ * held across glibc's dlopen: the constructors it runs may load more. */
+static void *open_as(const void *return_address, bool have_ns, Lmid_t ns, const char *file,
+                     int mode)
+{
+    int saved_errno = errno;
+    Dl_info info;
+    void *caller = NULL;
+    if (!dladdr1(return_address, &info, &caller, RTLD_DL_LINKMAP) || !caller)
+        caller = _r_debug.r_map; /* code outside any object (JIT): as from the program */
+    if (!have_ns && dlinfo(caller, RTLD_DI_LMID, &ns) != 0)
+        ns = LM_ID_BASE;
+    bool base = !have_ns && ns == LM_ID_BASE;
+    char *expanded = malloc(2 * PATH_MAX), *found = expanded ? expanded + PATH_MAX : NULL;
+    const char *name = file;
+    void *handle = NULL;
+    if (expanded && strchr(name, '$') && expand_origin(caller, name, expanded, PATH_MAX))
+        name = expanded;
+    if (found && !strchr(name, '/')) {
+        errno = saved_errno;
+        handle = open_in(base, ns, name, mode | RTLD_NOLOAD);
+        if (!handle && search_as(caller, name, found, PATH_MAX))
+            name = found;
+    }
+    if (!handle) {
+        dlerror(); /* our own failed attempts leave no error behind */
+        errno = saved_errno;
+        handle = open_in(base, ns, name, mode);
+    }
+    free(expanded);
+    return handle;
+}
+
+static void *door(const void *return_address, bool have_ns, Lmid_t ns, const char *file,
+                  int mode)
+{
+    int cancel_state = 0;
+    pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel_state);
+    void *handle = open_as(return_address, have_ns, ns, file, mode);
+    pthread_setcancelstate(cancel_state, &cancel_state);
+    if (handle)
+        vt_loads_refresh(); /* keeps errno */
+    return handle;
+}
+
+VT_EXPORT void *dlopen(const char *file, int mode)
+{
+    const void *caller = __builtin_return_address(0);
+    /* Our own loads (pinning a real function's object) need nothing of this. */
+    if (vt_is_own_address(caller) || !file)
+        return real_dlopen()(file, mode);
+    return door(caller, false, LM_ID_BASE, file, mode);
+}
+
+VT_EXPORT void *dlmopen(Lmid_t ns, const char *file, int mode)
+{
+    const void *caller = __builtin_return_address(0);
+    if (vt_is_own_address(caller) || !file)
+        return real_dlmopen()(ns, file, mode);
+    return door(caller, true, ns, file, mode);
+}
