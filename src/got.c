@@ -34,9 +34,11 @@
 #if __ELF_NATIVE_CLASS == 64
 #    define REL_TYPE(info) ELF64_R_TYPE(info)
 #    define REL_SYM(info)  ELF64_R_SYM(info)
+#    define SYM_BIND(info) ELF64_ST_BIND(info)
 #else
 #    define REL_TYPE(info) ELF32_R_TYPE(info)
 #    define REL_SYM(info)  ELF32_R_SYM(info)
+#    define SYM_BIND(info) ELF32_ST_BIND(info)
 #endif
 
 static pthread_mutex_t patch_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -149,9 +151,13 @@ static int visit_reloc(const object_t *o, uintptr_t info, uintptr_t offset, vt_g
         return 0;
     void **slot = (void **)(o->base + offset);
     void *current = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
+    /* An undefined weak reference: nothing to turn, the program tests it for NULL. */
+    if (!current)
+        return 0;
     /* A lazy slot not bound yet leads back into the object's own PLT. */
     bool bound = (uintptr_t)current < o->lo || (uintptr_t)current >= o->hi;
-    void *value = visit(ctx, o->strtab + name_at, current, bound);
+    bool weak = SYM_BIND(o->symtab[sym].st_info) == STB_WEAK;
+    void *value = visit(ctx, o->strtab + name_at, current, bound, weak);
     if (!value || value == current)
         return 0;
     return write_slot(o, slot, value) ? 1 : 0;
@@ -182,9 +188,10 @@ int vt_got_patch(const struct dl_phdr_info *info, vt_got_visit_fn visit, void *c
     if (!read_object(info, &o))
         return 0;
     pthread_mutex_lock(&patch_lock);
-    int written = visit_table(&o, o.jmprel, o.pltrelsz, o.pltrel == DT_RELA, visit, ctx) +
-                  visit_table(&o, o.rela, o.relasz, true, visit, ctx) +
-                  visit_table(&o, o.rel, o.relsz, false, visit, ctx);
+    /* Address slots first: a weak call slot not bound yet is told apart by its address slot. */
+    int written = visit_table(&o, o.rela, o.relasz, true, visit, ctx);
+    written += visit_table(&o, o.rel, o.relsz, false, visit, ctx);
+    written += visit_table(&o, o.jmprel, o.pltrelsz, o.pltrel == DT_RELA, visit, ctx);
     pthread_mutex_unlock(&patch_lock);
     return written;
 #else

@@ -233,7 +233,8 @@ VT_NO_SANITIZE void *vt_dlsym_intercept(void *handle, const char *name)
  * A lazy slot not bound yet has no real value to keep; VT_REAL finds one on the first call. At
  * startup (ctx non-NULL: vt_loads_startup, during the loader's relocation) nothing is pinned:
  * dlopen cannot run there, and the objects loaded at startup are never unloaded. */
-VT_NO_SANITIZE void *vt_patch_visit(void *ctx, const char *name, void *current, bool bound)
+VT_NO_SANITIZE void *vt_patch_visit(void *ctx, const char *name, void *current, bool bound,
+                                    bool weak)
 {
     bool startup = ctx != NULL;
     if (name[0] != 'c' || name[1] != 'u')
@@ -243,6 +244,10 @@ VT_NO_SANITIZE void *vt_patch_visit(void *ctx, const char *name, void *current, 
         if (!s->wrapper || strcmp(s->name, name) != 0)
             continue;
         if (bound && vt_is_own_address(current))
+            return NULL;
+        /* A weak call not bound yet is turned only when its address slot, visited first,
+         * found the function: otherwise it may resolve to nothing. */
+        if (!bound && weak && !__atomic_load_n(slot_ptr(s), __ATOMIC_ACQUIRE))
             return NULL;
         if (bound && startup)
             __atomic_store_n(slot_ptr(s), current, __ATOMIC_RELEASE);

@@ -474,10 +474,13 @@ void vt_call_on_stack(void (*fn)(void *), void *arg, void *top);
 
 /* got.c: relocation patching. vt_got_visit_fn: what to store in a call or address slot (JUMP_SLOT,
  * GLOB_DAT) of an object naming the symbol name, whose value is current (bound false: a lazy
- * slot not bound yet, current leads into the object's own PLT); NULL leaves the slot as it is.
+ * slot not bound yet, current leads into the object's own PLT; weak: the reference is weak, so
+ * an unbound one may resolve to nothing); NULL leaves the slot as it is. Slots holding NULL (an
+ * undefined weak reference) are never visited. Address slots are visited before call slots.
  * vt_got_patch returns the number of slots written. */
 struct dl_phdr_info;
-typedef void *(*vt_got_visit_fn)(void *ctx, const char *name, void *current, bool bound);
+typedef void *(*vt_got_visit_fn)(void *ctx, const char *name, void *current, bool bound,
+                                 bool weak);
 int vt_got_patch(const struct dl_phdr_info *info, vt_got_visit_fn visit, void *ctx);
 bool vt_got_relocated(const struct dl_phdr_info *info);
 
@@ -597,7 +600,7 @@ extern vt_real_t vt_real;
 void *vt_resolve_real(size_t slot_offset, const char *name);
 void vt_substitute(const char *symbol, void **pfn, int cuda_version, uint64_t flags);
 void *vt_dlsym_intercept(void *handle, const char *name);
-void *vt_patch_visit(void *ctx, const char *name, void *current, bool bound);
+void *vt_patch_visit(void *ctx, const char *name, void *current, bool bound, bool weak);
 /* ---- loads.c: the program's references to CUDA pointed at the shims (GOT patching) ---------- */
 void vt_loads_refresh(void); /* after a load: patches the objects not patched yet */
 void vt_loads_startup(void); /* does nothing; its resolver patched at startup */

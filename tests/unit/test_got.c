@@ -29,8 +29,9 @@ typedef struct visit_s {
     void *real, *other_real; /* the bound slots' values */
 } visit_t;
 
-static void *visit(void *ctx, const char *name, void *current, bool bound)
+static void *visit(void *ctx, const char *name, void *current, bool bound, bool weak)
 {
+    (void)weak;
     visit_t *v = ctx;
     bool other = strcmp(name, "got_other") == 0;
     void *to = other ? (void *)&other_replacement : (void *)&replacement;
