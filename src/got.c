@@ -6,7 +6,8 @@
  * cost"). REL and RELA, lazy and immediate binding; a slot under RELRO is written with its page
  * made writable for the moment and read-only again. Patches are serialised by one mutex (two
  * threads must not unprotect and protect the same page at once); dl_iterate_phdr's caller holds
- * the loader lock, so no object is unloaded meanwhile. */
+ * the loader lock, so no object is unloaded meanwhile. Not instrumented in a sanitizer build:
+ * src/loads.c calls it while the loader relocates, before any sanitizer runtime is ready. */
 #include "vt_internal.h"
 
 #include <elf.h>
@@ -16,12 +17,12 @@
 #include <unistd.h>
 
 #if defined(__x86_64__)
-#    define R_JUMP_SLOT R_X86_64_JUMP_SLOT
-#    define R_GLOB_DAT  R_X86_64_GLOB_DAT
+#    define R_JUMP_SLOT     R_X86_64_JUMP_SLOT
+#    define R_GLOB_DAT      R_X86_64_GLOB_DAT
 #    define R_RELATIVE_TYPE R_X86_64_RELATIVE
 #elif defined(__aarch64__)
-#    define R_JUMP_SLOT R_AARCH64_JUMP_SLOT
-#    define R_GLOB_DAT  R_AARCH64_GLOB_DAT
+#    define R_JUMP_SLOT     R_AARCH64_JUMP_SLOT
+#    define R_GLOB_DAT      R_AARCH64_GLOB_DAT
 #    define R_RELATIVE_TYPE R_AARCH64_RELATIVE
 #elif defined(__i386__)
 #    define R_JUMP_SLOT R_386_JMP_SLOT
@@ -56,12 +57,12 @@ typedef struct object_s {
 
 /* glibc makes the pointers of a loaded object's dynamic section absolute in place on most
  * machines; where it does not (the section is read-only there), they are offsets. */
-static uintptr_t absolute(const object_t *o, uintptr_t p)
+VT_NO_SANITIZE static uintptr_t absolute(const object_t *o, uintptr_t p)
 {
     return p < o->base ? p + o->base : p;
 }
 
-static bool read_object(const struct dl_phdr_info *info, object_t *o)
+VT_NO_SANITIZE static bool read_object(const struct dl_phdr_info *info, object_t *o)
 {
     memset(o, 0, sizeof *o);
     o->base = info->dlpi_addr;
@@ -123,7 +124,7 @@ static bool read_object(const struct dl_phdr_info *info, object_t *o)
 }
 
 /* Stores value in slot; under RELRO with its pages writable for the moment. */
-static bool write_slot(const object_t *o, void **slot, void *value)
+VT_NO_SANITIZE static bool write_slot(const object_t *o, void **slot, void *value)
 {
     uintptr_t at = (uintptr_t)slot;
     if (at < o->relro_lo || at >= o->relro_hi) {
@@ -140,8 +141,8 @@ static bool write_slot(const object_t *o, void **slot, void *value)
 }
 
 /* One relocation: when it is a call or address slot naming a symbol visit wants, its value. */
-static int visit_reloc(const object_t *o, uintptr_t info, uintptr_t offset, vt_got_visit_fn visit,
-                       void *ctx)
+VT_NO_SANITIZE static int visit_reloc(const object_t *o, uintptr_t info, uintptr_t offset,
+                                      vt_got_visit_fn visit, void *ctx)
 {
     unsigned long type = REL_TYPE(info), sym = REL_SYM(info);
     if ((type != R_JUMP_SLOT && type != R_GLOB_DAT) || sym == 0)
@@ -163,8 +164,8 @@ static int visit_reloc(const object_t *o, uintptr_t info, uintptr_t offset, vt_g
     return write_slot(o, slot, value) ? 1 : 0;
 }
 
-static int visit_table(const object_t *o, uintptr_t table, uintptr_t bytes, bool with_addend,
-                       vt_got_visit_fn visit, void *ctx)
+VT_NO_SANITIZE static int visit_table(const object_t *o, uintptr_t table, uintptr_t bytes,
+                                      bool with_addend, vt_got_visit_fn visit, void *ctx)
 {
     int written = 0;
     if (!table)
@@ -181,31 +182,48 @@ static int visit_table(const object_t *o, uintptr_t table, uintptr_t bytes, bool
     return written;
 }
 
-int vt_got_patch(const struct dl_phdr_info *info, vt_got_visit_fn visit, void *ctx)
+VT_NO_SANITIZE static int patch_object(const struct dl_phdr_info *info, vt_got_visit_fn visit,
+                                       void *ctx, bool locked)
 {
 #if defined(R_JUMP_SLOT)
     object_t o;
     if (!read_object(info, &o))
         return 0;
-    pthread_mutex_lock(&patch_lock);
+    if (locked)
+        pthread_mutex_lock(&patch_lock);
     /* Address slots first: a weak call slot not bound yet is told apart by its address slot. */
     int written = visit_table(&o, o.rela, o.relasz, true, visit, ctx);
     written += visit_table(&o, o.rel, o.relsz, false, visit, ctx);
     written += visit_table(&o, o.jmprel, o.pltrelsz, o.pltrel == DT_RELA, visit, ctx);
-    pthread_mutex_unlock(&patch_lock);
+    if (locked)
+        pthread_mutex_unlock(&patch_lock);
     return written;
 #else
     (void)info;
     (void)visit;
     (void)ctx;
+    (void)locked;
     return 0;
 #endif
+}
+
+int vt_got_patch(const struct dl_phdr_info *info, vt_got_visit_fn visit, void *ctx)
+{
+    return patch_object(info, visit, ctx, true);
+}
+
+/* vt_got_patch_alone: vt_got_patch while the process has a single thread (the loader's startup),
+ * without the lock: no sanitizer runtime is ready to intercept a mutex then. */
+VT_NO_SANITIZE int vt_got_patch_alone(const struct dl_phdr_info *info, vt_got_visit_fn visit,
+                                      void *ctx)
+{
+    return patch_object(info, visit, ctx, false);
 }
 
 /* vt_got_relocated: whether the loader has relocated the object already, read from its first
  * RELATIVE relocation (RELA: the slot holds the load address plus the addend only once it is
  * applied). False when that cannot be told (REL, packed relative relocations, none at all). */
-bool vt_got_relocated(const struct dl_phdr_info *info)
+VT_NO_SANITIZE bool vt_got_relocated(const struct dl_phdr_info *info)
 {
 #if defined(R_RELATIVE_TYPE)
     object_t o;
@@ -214,7 +232,8 @@ bool vt_got_relocated(const struct dl_phdr_info *info)
     const ElfW(Rela) *r = (const ElfW(Rela) *)o.rela;
     for (size_t i = 0; i < o.relasz / sizeof *r; i++)
         if (REL_TYPE(r[i].r_info) == R_RELATIVE_TYPE)
-            return *(const uintptr_t *)(o.base + r[i].r_offset) == o.base + (uintptr_t)r[i].r_addend;
+            return *(const uintptr_t *)(o.base + r[i].r_offset) ==
+                   o.base + (uintptr_t)r[i].r_addend;
     return false;
 #else
     (void)info;

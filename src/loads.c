@@ -6,7 +6,7 @@
  * doors 3 and 4). The slots are turned three times over: during the loader's startup, for the
  * objects already relocated, before any constructor runs (a NEEDED library's constructor may
  * allocate before ours runs); in our constructor, for the rest; and after every load, through
- * the dlopen and dlmopen doors here and the dlsym door (resolve.c). */
+ * the dlsym, dlopen and dlmopen doors here (the exports; resolve.c answers dlsym). */
 #include "vt_internal.h"
 
 #include <dlfcn.h>
@@ -39,6 +39,22 @@ static bool was_patched(const void *phdr)
     return false;
 }
 
+/* True when the object belongs to the program's own namespace (the loader's list in _r_debug;
+ * found by its dynamic section). An object dlmopened into another namespace never saw the
+ * preloaded library, and its references lead to its own copy of CUDA, whose functions must not
+ * become the real ones of ours: it is left alone. */
+VT_NO_SANITIZE static bool in_base_namespace(const struct dl_phdr_info *info)
+{
+    uintptr_t dynamic = 0;
+    for (int i = 0; i < info->dlpi_phnum && !dynamic; i++)
+        if (info->dlpi_phdr[i].p_type == PT_DYNAMIC)
+            dynamic = info->dlpi_addr + info->dlpi_phdr[i].p_vaddr;
+    for (const struct link_map *l = _r_debug.r_map; l && dynamic; l = l->l_next)
+        if ((uintptr_t)l->l_ld == dynamic)
+            return true;
+    return false;
+}
+
 static int refresh_one(struct dl_phdr_info *info, size_t size, void *ctx)
 {
     bool *first = ctx;
@@ -52,7 +68,8 @@ static int refresh_one(struct dl_phdr_info *info, size_t size, void *ctx)
         seen_subs = info->dlpi_subs;
     }
     (void)size;
-    if (vt_is_own_address(info->dlpi_phdr) || was_patched(info->dlpi_phdr))
+    if (vt_is_own_address(info->dlpi_phdr) || was_patched(info->dlpi_phdr) ||
+        !in_base_namespace(info))
         return 0;
     vt_got_patch(info, vt_patch_visit, NULL);
     if (n_patched < MAX_PATCHED)
@@ -68,6 +85,7 @@ void vt_loads_refresh(void)
     pthread_mutex_lock(&refresh_lock);
     bool first = true;
     dl_iterate_phdr(refresh_one, &first);
+    vt_pin_reals(); /* outside dl_iterate_phdr: it takes the loader's lock */
     pthread_mutex_unlock(&refresh_lock);
     pthread_setcancelstate(cancel_state, &cancel_state);
     errno = saved_errno;
@@ -82,11 +100,12 @@ void vt_loads_refresh(void)
  * be overwritten by their own relocation, and a read-only RELRO page of theirs would stop it);
  * the constructor does the rest. Nothing here may take the loader's locks beyond
  * dl_iterate_phdr, allocate, or pin objects. */
-static int startup_one(struct dl_phdr_info *info, size_t size, void *ctx)
+VT_NO_SANITIZE static int startup_one(struct dl_phdr_info *info, size_t size, void *ctx)
 {
     (void)size;
-    if (!vt_is_own_address(info->dlpi_phdr) && vt_got_relocated(info))
-        vt_got_patch(info, vt_patch_visit, ctx);
+    (void)ctx;
+    if (!vt_is_own_address(info->dlpi_phdr) && in_base_namespace(info) && vt_got_relocated(info))
+        vt_got_patch_alone(info, vt_patch_visit, NULL);
     return 0;
 }
 
@@ -96,12 +115,65 @@ static void startup_done(void)
 
 VT_NO_SANITIZE static void (*startup_resolver(void))(void)
 {
-    static bool startup_flag = true; /* the visitor's context: "at startup" */
-    dl_iterate_phdr(startup_one, &startup_flag);
+    dl_iterate_phdr(startup_one, NULL);
     return startup_done;
 }
 
 void vt_loads_startup(void) __attribute__((ifunc("startup_resolver")));
+
+/* ---- the dlsym door ------------------------------------------------------------------------------ */
+
+/* The exported dlsym. glibc takes the caller of dlsym(RTLD_NEXT, …) and dlsym's error state
+ * from the return address, so the forward must be a jump that leaves the caller's return
+ * address in place — at every optimisation level, which C cannot promise (HAMi-core PR #315;
+ * door 1 of docs/design.md). The stub keeps the two argument registers across the intercept call
+ * and tail-jumps to glibc when it returns NULL. vt_dlsym_door: resolve.c's answer, and the
+ * objects loaded where no door of ours saw it patched once a CUDA name is asked for. */
+VT_NO_SANITIZE void *vt_dlsym_door(void *handle, const char *name);
+VT_NO_SANITIZE void *vt_dlsym_door(void *handle, const char *name)
+{
+    void *wrapper = vt_dlsym_intercept(handle, name);
+    if (wrapper)
+        vt_loads_refresh();
+    return wrapper;
+}
+
+#if defined(__x86_64__)
+__asm__(".text\n"
+        ".globl dlsym\n"
+        ".type dlsym, @function\n"
+        "dlsym:\n"
+        "    .cfi_startproc\n"
+        "    push %rdi\n"
+        "    .cfi_adjust_cfa_offset 8\n"
+        "    push %rsi\n"
+        "    .cfi_adjust_cfa_offset 8\n"
+        "    sub $8, %rsp\n" /* 16-byte alignment at the call */
+        "    .cfi_adjust_cfa_offset 8\n"
+        "    call vt_dlsym_door\n"
+        "    add $8, %rsp\n"
+        "    .cfi_adjust_cfa_offset -8\n"
+        "    pop %rsi\n"
+        "    .cfi_adjust_cfa_offset -8\n"
+        "    pop %rdi\n"
+        "    .cfi_adjust_cfa_offset -8\n"
+        "    test %rax, %rax\n"
+        "    jz 1f\n"
+        "    ret\n"
+        "1:  jmp *vt_real_dlsym_ptr(%rip)\n"
+        "    .cfi_endproc\n"
+        ".size dlsym, .-dlsym\n");
+#else
+/* Elsewhere the forward is a C tail call, which GCC and clang emit at -O1 and above; the
+ * dlsym_rtld_next test catches a build where it is not. */
+VT_EXPORT void *dlsym(void *handle, const char *name)
+{
+    void *wrapper = vt_dlsym_door(handle, name);
+    if (wrapper)
+        return wrapper;
+    return vt_real_dlsym_ptr(handle, name);
+}
+#endif
 
 /* ---- the dlopen and dlmopen doors ---------------------------------------------------------------- */
 
@@ -157,9 +229,7 @@ static bool expand_origin(void *caller, const char *name, char *out, size_t cap)
         return false;
     size_t n = 0, origin_len = strlen(origin);
     for (const char *p = name; *p;) {
-        size_t skip = strncmp(p, "$ORIGIN", 7) == 0     ? 7
-                      : strncmp(p, "${ORIGIN}", 9) == 0 ? 9
-                                                        : 0;
+        size_t skip = strncmp(p, "$ORIGIN", 7) == 0 ? 7 : strncmp(p, "${ORIGIN}", 9) == 0 ? 9 : 0;
         const char *piece = skip ? origin : p;
         size_t len = skip ? origin_len : 1;
         if (n + len >= cap)
@@ -264,7 +334,9 @@ static void *open_as(const void *return_address, bool have_ns, Lmid_t ns, const 
         name = expanded;
     if (found && !strchr(name, '/')) {
         errno = saved_errno;
-        handle = open_in(base, ns, name, mode | RTLD_NOLOAD);
+        /* Not into a new namespace: that would make one (there are 16 in all). */
+        if (ns != LM_ID_NEWLM)
+            handle = open_in(base, ns, name, mode | RTLD_NOLOAD);
         if (!handle && search_as(caller, name, found, PATH_MAX))
             name = found;
     }
@@ -277,8 +349,7 @@ static void *open_as(const void *return_address, bool have_ns, Lmid_t ns, const 
     return handle;
 }
 
-static void *door(const void *return_address, bool have_ns, Lmid_t ns, const char *file,
-                  int mode)
+static void *door(const void *return_address, bool have_ns, Lmid_t ns, const char *file, int mode)
 {
     int cancel_state = 0;
     pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel_state);

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: MIT */
-/* The exported entry points of libvramtrace.so, and nothing else: thin shims over the core
+/* The entry points of libvramtrace.so, and nothing else: thin shims over the core
  * (heaptrack_preload.cpp), one per row of hooks.def, each of the shape of docs/design.md's hook rule 1: guard,
- * forward, record on success, return the real result unchanged. The dlsym export is in
- * resolve.c. Every export is listed in exports.map and tests/exports.expected. */
+ * forward, record on success, return the real result unchanged. None of the CUDA names is
+ * exported: the doors hand the shims out (resolve.c), and the program's own references are
+ * pointed at them in its GOT (loads.c). The exports (the annotations here, dlsym in resolve.c,
+ * dlopen and dlmopen in loads.c) are listed in exports.map and tests/exports.expected. */
 #define VRAMTRACE_BUILDING_LIBRARY 1
 #include "vramtrace.h"
 #include "vt_internal.h"

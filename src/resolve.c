@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* Where the real CUDA functions come from, and the two doors that hand out our wrappers
- * instead: the exported dlsym (static cudart, cuBLAS, cuDNN, NCCL and XLA look the driver up
- * with it) and the substitution step behind cuGetProcAddress and cudaGetDriverEntryPoint
- * (docs/design.md, doors 1 and 2). Everything here is AS-safe after the first call:
+ * instead: dlsym's answer (static cudart, cuBLAS, cuDNN, NCCL and XLA look the driver up with
+ * it; the export itself is in loads.c) and the substitution step behind cuGetProcAddress and cudaGetDriverEntryPoint
+ * (docs/design.md, doors 1 and 2); and the visitor that points an object's references at the
+ * wrappers (loads.c, doors 3 and 4). Everything here is AS-safe after the first call:
  * dlsym/dladdr/dlopen(RTLD_NOLOAD) only, no malloc of our own. */
 #include "vt_internal.h"
 
@@ -14,7 +15,7 @@
 vt_real_t vt_real;
 
 /* glibc's dlsym, bootstrapped with dlvsym: calling the public dlsym from here would reach our
- * own export (HAMi-core #174, vgpu-manager PR #89). Read by the assembly stub below. */
+ * own export (HAMi-core #174, vgpu-manager PR #89). Read by the assembly stub in loads.c. */
 void *(*vt_real_dlsym_ptr)(void *, const char *)__attribute__((visibility("hidden")));
 
 VT_NO_SANITIZE static void *(*real_dlsym(void))(void *, const char *)
@@ -43,8 +44,8 @@ VT_NO_SANITIZE bool vt_is_own_address(const void *p)
     uintptr_t start = (uintptr_t)&__ehdr_start;
     uintptr_t end = __atomic_load_n(&own_end, __ATOMIC_RELAXED);
     if (!end) {
-        const ElfW(Phdr) *ph = (const ElfW(Phdr) *)((const char *)&__ehdr_start +
-                                                     __ehdr_start.e_phoff);
+        const ElfW(Phdr) *ph =
+            (const ElfW(Phdr) *)((const char *)&__ehdr_start + __ehdr_start.e_phoff);
         uintptr_t first = UINTPTR_MAX;
         for (int i = 0; i < __ehdr_start.e_phnum; i++)
             if (ph[i].p_type == PT_LOAD) {
@@ -80,7 +81,7 @@ static const slot_t slots[] = {
 };
 #define N_SLOTS (sizeof slots / sizeof slots[0])
 
-static void **slot_ptr(const slot_t *s)
+VT_NO_SANITIZE static void **slot_ptr(const slot_t *s)
 {
     return (void **)((char *)&vt_real + s->real_offset);
 }
@@ -188,6 +189,20 @@ static void *resolve(size_t slot_offset, const char *name)
     return published;
 }
 
+/* vt_pin_reals: pins the object of every real function stored since the last call without
+ * being pinned (vt_patch_visit's), as slot_store does. Serialised by the caller. */
+void vt_pin_reals(void)
+{
+    static void *pinned[N_SLOTS]; /* the value each slot had when last pinned */
+    for (size_t i = 0; i < N_SLOTS; i++) {
+        void *real = __atomic_load_n(slot_ptr(&slots[i]), __ATOMIC_ACQUIRE);
+        if (real && real != pinned[i]) {
+            pinned[i] = real;
+            pin_object_of(real);
+        }
+    }
+}
+
 /* ---- the dlsym door ------------------------------------------------------------------------- */
 
 /* vt_dlsym_intercept: our wrapper for an exactly-named hooked export, looked up through the
@@ -222,21 +237,22 @@ VT_NO_SANITIZE void *vt_dlsym_intercept(void *handle, const char *name)
         vt_ensure_init();
         vt_note_cuda_used();
         slot_store(s, real);
-        vt_loads_refresh();
         return s->wrapper;
     }
     return NULL;
 }
 
-/* vt_patch_visit: the got.c visitor of vt_loads_refresh: a call or address slot naming one of
- * our shims is pointed at it, its bound value kept as the real function (NULL: left as it is).
- * A lazy slot not bound yet has no real value to keep; VT_REAL finds one on the first call. At
- * startup (ctx non-NULL: vt_loads_startup, during the loader's relocation) nothing is pinned:
- * dlopen cannot run there, and the objects loaded at startup are never unloaded. */
+/* vt_patch_visit: the got.c visitor of vt_loads_refresh and vt_loads_startup: a call or address
+ * slot naming one of our shims is pointed at it, its bound value kept as the real function
+ * (NULL: left as it is). A lazy slot not bound yet has no real value to keep; VT_REAL finds one
+ * on the first call. Nothing is pinned here: the visitor runs inside dl_iterate_phdr, which
+ * holds the loader's list lock, and dlopen or dladdr there could deadlock with a dlopen on
+ * another thread (vt_pin_reals does it afterwards); at startup the loader is not ready for
+ * them either. */
 VT_NO_SANITIZE void *vt_patch_visit(void *ctx, const char *name, void *current, bool bound,
                                     bool weak)
 {
-    bool startup = ctx != NULL;
+    (void)ctx;
     if (name[0] != 'c' || name[1] != 'u')
         return NULL;
     for (size_t i = 0; i < N_SLOTS; i++) {
@@ -249,56 +265,12 @@ VT_NO_SANITIZE void *vt_patch_visit(void *ctx, const char *name, void *current, 
          * found the function: otherwise it may resolve to nothing. */
         if (!bound && weak && !__atomic_load_n(slot_ptr(s), __ATOMIC_ACQUIRE))
             return NULL;
-        if (bound && startup)
+        if (bound)
             __atomic_store_n(slot_ptr(s), current, __ATOMIC_RELEASE);
-        else if (bound)
-            slot_store(s, current);
         return s->wrapper;
     }
     return NULL;
 }
-
-/* The exported dlsym. glibc takes the caller of dlsym(RTLD_NEXT, …) and dlsym's error state
- * from the return address, so the forward must be a jump that leaves the caller's return
- * address in place — at every optimisation level, which C cannot promise (HAMi-core PR #315;
- * door 1 of docs/design.md). The stub keeps the two argument registers across the intercept call
- * and tail-jumps to glibc when it returns NULL. */
-#if defined(__x86_64__)
-__asm__(".text\n"
-        ".globl dlsym\n"
-        ".type dlsym, @function\n"
-        "dlsym:\n"
-        "    .cfi_startproc\n"
-        "    push %rdi\n"
-        "    .cfi_adjust_cfa_offset 8\n"
-        "    push %rsi\n"
-        "    .cfi_adjust_cfa_offset 8\n"
-        "    sub $8, %rsp\n" /* 16-byte alignment at the call */
-        "    .cfi_adjust_cfa_offset 8\n"
-        "    call vt_dlsym_intercept\n"
-        "    add $8, %rsp\n"
-        "    .cfi_adjust_cfa_offset -8\n"
-        "    pop %rsi\n"
-        "    .cfi_adjust_cfa_offset -8\n"
-        "    pop %rdi\n"
-        "    .cfi_adjust_cfa_offset -8\n"
-        "    test %rax, %rax\n"
-        "    jz 1f\n"
-        "    ret\n"
-        "1:  jmp *vt_real_dlsym_ptr(%rip)\n"
-        "    .cfi_endproc\n"
-        ".size dlsym, .-dlsym\n");
-#else
-/* Elsewhere the forward is a C tail call, which GCC and clang emit at -O1 and above; the
- * dlsym_rtld_next test catches a build where it is not. */
-VT_EXPORT void *dlsym(void *handle, const char *name)
-{
-    void *wrapper = vt_dlsym_intercept(handle, name);
-    if (wrapper)
-        return wrapper;
-    return vt_real_dlsym_ptr(handle, name);
-}
-#endif
 
 /* ---- the cuGetProcAddress door ---------------------------------------------------------------- */
 

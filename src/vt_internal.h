@@ -479,9 +479,9 @@ void vt_call_on_stack(void (*fn)(void *), void *arg, void *top);
  * undefined weak reference) are never visited. Address slots are visited before call slots.
  * vt_got_patch returns the number of slots written. */
 struct dl_phdr_info;
-typedef void *(*vt_got_visit_fn)(void *ctx, const char *name, void *current, bool bound,
-                                 bool weak);
+typedef void *(*vt_got_visit_fn)(void *ctx, const char *name, void *current, bool bound, bool weak);
 int vt_got_patch(const struct dl_phdr_info *info, vt_got_visit_fn visit, void *ctx);
+int vt_got_patch_alone(const struct dl_phdr_info *info, vt_got_visit_fn visit, void *ctx);
 bool vt_got_relocated(const struct dl_phdr_info *info);
 
 typedef struct vt_stack_node_s vt_stack_node_t;
@@ -600,7 +600,9 @@ extern vt_real_t vt_real;
 void *vt_resolve_real(size_t slot_offset, const char *name);
 void vt_substitute(const char *symbol, void **pfn, int cuda_version, uint64_t flags);
 void *vt_dlsym_intercept(void *handle, const char *name);
+extern void *(*vt_real_dlsym_ptr)(void *, const char *); /* glibc's dlsym, once looked up */
 void *vt_patch_visit(void *ctx, const char *name, void *current, bool bound, bool weak);
+void vt_pin_reals(void);
 /* ---- loads.c: the program's references to CUDA pointed at the shims (GOT patching) ---------- */
 void vt_loads_refresh(void); /* after a load: patches the objects not patched yet */
 void vt_loads_startup(void); /* does nothing; its resolver patched at startup */

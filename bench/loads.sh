@@ -1,0 +1,67 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# loads.sh [-b BUILD_DIR] [-r RUNS]
+# What libvramtrace.so costs a process that loads libraries, CUDA or not (its startup and
+# dlopen doors turn every loaded object's CUDA references towards its shims, src/loads.c), beside
+# the untraced baseline of the same run, interleaved (untraced, traced, ...), medians of RUNS:
+#   startup   µs to start and end a program that never touches CUDA: /bin/true, and python3
+#             importing a few extension modules (each one a dlopen);
+#   dlopen    ns per dlopen + dlclose of a handful of system libraries (bench/loads.c): every
+#             load patches the new objects, and after an unload every object is visited again.
+set -eu
+build=build runs=7
+while getopts b:r: opt; do
+    case $opt in
+    b) build=$OPTARG ;;
+    r) runs=$OPTARG ;;
+    *) echo "usage: $0 [-b BUILD_DIR] [-r RUNS]" >&2; exit 2 ;;
+    esac
+done
+lib=$(cd "$build/src" && pwd)/libvramtrace.so
+loads=$build/bench/loads
+[ -f "$lib" ] && [ -x "$loads" ] || { echo "loads.sh: build $build first" >&2; exit 1; }
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+python=$(command -v python3)
+
+median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+
+# µs per start, over 20 starts of the command "$@", untraced (preload empty) or traced.
+starts() {
+    preload=$1
+    shift
+    begin=$(date +%s%N)
+    i=0
+    while [ $i -lt 20 ]; do
+        env LD_PRELOAD="$preload" VRAMTRACE_OUTPUT="$tmp/t.vtr" "$@" >/dev/null
+        i=$((i + 1))
+    done
+    echo $((($(date +%s%N) - begin) / 20000)) # µs per start
+}
+
+run=0
+while [ $run -lt "$runs" ]; do
+    starts "" /bin/true >>"$tmp/true.plain"
+    starts "$lib" /bin/true >>"$tmp/true.traced"
+    starts "" "$python" -c 'import json, decimal, sqlite3, ctypes, ssl, hashlib' >>"$tmp/py.plain"
+    starts "$lib" "$python" -c 'import json, decimal, sqlite3, ctypes, ssl, hashlib' >>"$tmp/py.traced"
+    for kind in plain traced; do
+        preload=""
+        [ $kind = traced ] && preload=$lib
+        env LD_PRELOAD="$preload" VRAMTRACE_OUTPUT="$tmp/t.vtr" "$loads" 200 libz.so.1 \
+            libbz2.so.1.0 liblzma.so.5 libexpat.so.1 libffi.so.8 |
+            awk '{ print $2 }' >>"$tmp/dlopen.$kind"
+    done
+    run=$((run + 1))
+done
+for what in true py dlopen; do
+    plain=$(median <"$tmp/$what.plain") traced=$(median <"$tmp/$what.traced")
+    unit=us
+    [ $what = dlopen ] && unit=ns
+    label=$what
+    [ $what = true ] && label="startup /bin/true"
+    [ $what = py ] && label="startup python3 (6 imports)"
+    [ $what = dlopen ] && label="dlopen + dlclose"
+    printf '%-30s untraced %8s %s  traced %8s %s  added %8s %s\n' "$label" "$plain" $unit \
+        "$traced" $unit $((traced - plain)) $unit
+done
