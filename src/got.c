@@ -64,9 +64,15 @@ VT_NO_SANITIZE static uintptr_t absolute(const object_t *o, uintptr_t p)
 
 VT_NO_SANITIZE static bool read_object(const struct dl_phdr_info *info, object_t *o)
 {
-    memset(o, 0, sizeof *o);
+    /* Field by field, not memset: no libc call while the loader relocates (src/loads.c). */
     o->base = info->dlpi_addr;
     o->lo = UINTPTR_MAX;
+    o->hi = o->relro_lo = o->relro_hi = 0;
+    o->symtab = NULL;
+    o->strtab = NULL;
+    o->strsz = 0;
+    o->jmprel = o->pltrelsz = o->pltrel = 0;
+    o->rela = o->relasz = o->rel = o->relsz = 0;
     const ElfW(Dyn) *dyn = NULL;
     for (int i = 0; i < info->dlpi_phnum; i++) {
         const ElfW(Phdr) *ph = &info->dlpi_phdr[i];

@@ -98,15 +98,28 @@ void vt_loads_refresh(void)
  * with the IRELATIVE relocation of vt_loads_startup below, whose resolver is therefore the first
  * code of ours to run: it turns the slots of every object already relocated (the others would
  * be overwritten by their own relocation, and a read-only RELRO page of theirs would stop it);
- * the constructor does the rest. Nothing here may take the loader's locks beyond
- * dl_iterate_phdr, allocate, or pin objects. */
-VT_NO_SANITIZE static int startup_one(struct dl_phdr_info *info, size_t size, void *ctx)
+ * the constructor does the rest. Nothing here may call libc beyond mprotect and sysconf: the
+ * thread's TLS is not initialised yet (locale, a sanitizer runtime's state; dl_iterate_phdr is
+ * intercepted by the sanitizers, which would start their runtime there). So the loader's list
+ * is walked directly (_r_debug: the program's namespace, the only one yet), each object's
+ * program headers read from its ELF header at its load address, and taken only when they
+ * describe the dynamic section the loader has for it. */
+VT_NO_SANITIZE static void startup_one(const struct link_map *l)
 {
-    (void)size;
-    (void)ctx;
-    if (!vt_is_own_address(info->dlpi_phdr) && in_base_namespace(info) && vt_got_relocated(info))
-        vt_got_patch_alone(info, vt_patch_visit, NULL);
-    return 0;
+    const ElfW(Ehdr) *e = (const ElfW(Ehdr) *)l->l_addr;
+    if (!l->l_addr || e->e_ident[EI_MAG0] != ELFMAG0 || e->e_ident[EI_MAG1] != ELFMAG1 ||
+        e->e_ident[EI_MAG2] != ELFMAG2 || e->e_ident[EI_MAG3] != ELFMAG3)
+        return;
+    struct dl_phdr_info info = {.dlpi_addr = l->l_addr,
+                                .dlpi_name = l->l_name,
+                                .dlpi_phdr = (const ElfW(Phdr) *)(l->l_addr + e->e_phoff),
+                                .dlpi_phnum = e->e_phnum};
+    bool dynamic_matches = false;
+    for (int i = 0; i < info.dlpi_phnum; i++)
+        if (info.dlpi_phdr[i].p_type == PT_DYNAMIC)
+            dynamic_matches = l->l_addr + info.dlpi_phdr[i].p_vaddr == (uintptr_t)l->l_ld;
+    if (dynamic_matches && !vt_is_own_address(info.dlpi_phdr) && vt_got_relocated(&info))
+        vt_got_patch_alone(&info, vt_patch_visit, NULL);
 }
 
 static void startup_done(void)
@@ -115,7 +128,8 @@ static void startup_done(void)
 
 VT_NO_SANITIZE static void (*startup_resolver(void))(void)
 {
-    dl_iterate_phdr(startup_one, NULL);
+    for (const struct link_map *l = _r_debug.r_map; l; l = l->l_next)
+        startup_one(l);
     return startup_done;
 }
 

@@ -249,6 +249,14 @@ VT_NO_SANITIZE void *vt_dlsym_intercept(void *handle, const char *name)
  * holds the loader's list lock, and dlopen or dladdr there could deadlock with a dlopen on
  * another thread (vt_pin_reals does it afterwards); at startup the loader is not ready for
  * them either. */
+/* strcmp(a, b) == 0 without libc: the visitor runs while the loader relocates. */
+VT_NO_SANITIZE static bool same_name(const char *a, const char *b)
+{
+    while (*a && *a == *b)
+        a++, b++;
+    return *a == *b;
+}
+
 VT_NO_SANITIZE void *vt_patch_visit(void *ctx, const char *name, void *current, bool bound,
                                     bool weak)
 {
@@ -257,7 +265,7 @@ VT_NO_SANITIZE void *vt_patch_visit(void *ctx, const char *name, void *current, 
         return NULL;
     for (size_t i = 0; i < N_SLOTS; i++) {
         const slot_t *s = &slots[i];
-        if (!s->wrapper || strcmp(s->name, name) != 0)
+        if (!s->wrapper || !same_name(s->name, name))
             continue;
         if (bound && vt_is_own_address(current))
             return NULL;
