@@ -4,7 +4,7 @@
 # What libvramtrace.so costs a process that loads libraries, CUDA or not (its startup and
 # dlopen doors turn every loaded object's CUDA references towards its shims, src/loads.c), beside
 # the untraced baseline of the same run, interleaved (untraced, traced, ...), medians of RUNS:
-#   startup   µs to start and end a program that never touches CUDA: /bin/true, and python3
+#   startup   CPU µs to start and end a program that never touches CUDA: /bin/true, and python3
 #             importing a few extension modules (each one a dlopen);
 #   dlopen    ns per dlopen + dlclose of a handful of system libraries (bench/loads.c): every
 #             load patches the new objects, and after an unload every object is visited again.
@@ -26,17 +26,23 @@ python=$(command -v python3)
 
 median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 
-# µs per start, over 20 starts of the command "$@", untraced (preload empty) or traced.
+# CPU µs (user + system) per start, over 20 starts of the command "$@", untraced (preload
+# empty) or traced: CPU time, not wall time, which a busy machine disturbs far more.
 starts() {
     preload=$1
     shift
-    begin=$(date +%s%N)
-    i=0
-    while [ $i -lt 20 ]; do
-        env LD_PRELOAD="$preload" VRAMTRACE_OUTPUT="$tmp/t.vtr" "$@" >/dev/null
-        i=$((i + 1))
-    done
-    echo $((($(date +%s%N) - begin) / 20000)) # µs per start
+    VT_BENCH_PRELOAD=$preload VRAMTRACE_OUTPUT="$tmp/t.vtr" python3 -c '
+import os, resource, subprocess, sys
+env = dict(os.environ)
+env.pop("LD_PRELOAD", None)
+if env["VT_BENCH_PRELOAD"]:
+    env["LD_PRELOAD"] = env["VT_BENCH_PRELOAD"]
+before = resource.getrusage(resource.RUSAGE_CHILDREN)
+for _ in range(20):
+    subprocess.run(sys.argv[1:], env=env, stdout=subprocess.DEVNULL, check=True)
+after = resource.getrusage(resource.RUSAGE_CHILDREN)
+cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+print(int(cpu / 20 * 1e6))' "$@"
 }
 
 run=0
