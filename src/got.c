@@ -14,6 +14,7 @@
 #include <link.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #if defined(__x86_64__)
@@ -137,12 +138,14 @@ VT_NO_SANITIZE static bool write_slot(const object_t *o, void **slot, void *valu
         __atomic_store_n(slot, value, __ATOMIC_RELEASE);
         return true;
     }
-    uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+    /* The system call itself: the sanitizers intercept mprotect, and src/loads.c patches
+     * before their runtime is ready. */
+    uintptr_t page = (uintptr_t)getpagesize();
     uintptr_t lo = at & ~(page - 1), hi = (at + sizeof *slot + page - 1) & ~(page - 1);
-    if (mprotect((void *)lo, hi - lo, PROT_READ | PROT_WRITE) != 0)
+    if (syscall(SYS_mprotect, lo, hi - lo, PROT_READ | PROT_WRITE) != 0)
         return false;
     __atomic_store_n(slot, value, __ATOMIC_RELEASE);
-    mprotect((void *)lo, hi - lo, PROT_READ);
+    syscall(SYS_mprotect, lo, hi - lo, PROT_READ);
     return true;
 }
 
@@ -228,21 +231,21 @@ VT_NO_SANITIZE int vt_got_patch_alone(const struct dl_phdr_info *info, vt_got_vi
 
 /* vt_got_relocated: whether the loader has relocated the object already, read from its first
  * RELATIVE relocation (RELA: the slot holds the load address plus the addend only once it is
- * applied). False when that cannot be told (REL, packed relative relocations, none at all). */
-VT_NO_SANITIZE bool vt_got_relocated(const struct dl_phdr_info *info)
+ * applied): 1 yes, 0 not yet, -1 cannot be told (REL, packed relative relocations, none). */
+VT_NO_SANITIZE int vt_got_relocated(const struct dl_phdr_info *info)
 {
 #if defined(R_RELATIVE_TYPE)
     object_t o;
     if (!read_object(info, &o) || !o.rela || o.base == 0)
-        return false;
+        return -1;
     const ElfW(Rela) *r = (const ElfW(Rela) *)o.rela;
     for (size_t i = 0; i < o.relasz / sizeof *r; i++)
         if (REL_TYPE(r[i].r_info) == R_RELATIVE_TYPE)
             return *(const uintptr_t *)(o.base + r[i].r_offset) ==
                    o.base + (uintptr_t)r[i].r_addend;
-    return false;
+    return -1;
 #else
     (void)info;
-    return false;
+    return -1;
 #endif
 }

@@ -17,6 +17,7 @@
 #include <link.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 /* ---- the refresh ------------------------------------------------------------------------------ */
@@ -68,8 +69,10 @@ static int refresh_one(struct dl_phdr_info *info, size_t size, void *ctx)
         seen_subs = info->dlpi_subs;
     }
     (void)size;
+    /* An object another thread's dlopen has listed but not relocated yet is left to that
+     * dlopen's own refresh: its relocation would overwrite the slots. */
     if (vt_is_own_address(info->dlpi_phdr) || was_patched(info->dlpi_phdr) ||
-        !in_base_namespace(info))
+        !in_base_namespace(info) || vt_got_relocated(info) == 0)
         return 0;
     vt_got_patch(info, vt_patch_visit, NULL);
     if (n_patched < MAX_PATCHED)
@@ -98,16 +101,24 @@ void vt_loads_refresh(void)
  * with the IRELATIVE relocation of vt_loads_startup below, whose resolver is therefore the first
  * code of ours to run: it turns the slots of every object already relocated (the others would
  * be overwritten by their own relocation, and a read-only RELRO page of theirs would stop it);
- * the constructor does the rest. Nothing here may call libc beyond mprotect and sysconf: the
- * thread's TLS is not initialised yet (locale, a sanitizer runtime's state; dl_iterate_phdr is
- * intercepted by the sanitizers, which would start their runtime there). So the loader's list
+ * the constructor does the rest. Nothing here may call libc beyond syscall and getpagesize:
+ * the thread's TLS is not initialised yet (locale, a sanitizer runtime's
+ * state; dl_iterate_phdr is intercepted by the sanitizers, which would start their runtime
+ * there). So the loader's list
  * is walked directly (_r_debug: the program's namespace, the only one yet), each object's
  * program headers read from its ELF header at its load address, and taken only when they
  * describe the dynamic section the loader has for it. */
 VT_NO_SANITIZE static void startup_one(const struct link_map *l)
 {
     const ElfW(Ehdr) *e = (const ElfW(Ehdr) *)l->l_addr;
-    if (!l->l_addr || e->e_ident[EI_MAG0] != ELFMAG0 || e->e_ident[EI_MAG1] != ELFMAG1 ||
+    /* The header is at the load address when the first segment starts at 0, as it does but in
+     * odd links: mincore tells whether that page is mapped at all before it is read (the system
+     * call itself: the sanitizers intercept mincore). */
+    unsigned char resident;
+    uintptr_t page = (uintptr_t)getpagesize();
+    if (!l->l_addr || syscall(SYS_mincore, l->l_addr & ~(page - 1), 1, &resident) != 0)
+        return;
+    if (e->e_ident[EI_MAG0] != ELFMAG0 || e->e_ident[EI_MAG1] != ELFMAG1 ||
         e->e_ident[EI_MAG2] != ELFMAG2 || e->e_ident[EI_MAG3] != ELFMAG3)
         return;
     struct dl_phdr_info info = {.dlpi_addr = l->l_addr,
@@ -118,7 +129,7 @@ VT_NO_SANITIZE static void startup_one(const struct link_map *l)
     for (int i = 0; i < info.dlpi_phnum; i++)
         if (info.dlpi_phdr[i].p_type == PT_DYNAMIC)
             dynamic_matches = l->l_addr + info.dlpi_phdr[i].p_vaddr == (uintptr_t)l->l_ld;
-    if (dynamic_matches && !vt_is_own_address(info.dlpi_phdr) && vt_got_relocated(&info))
+    if (dynamic_matches && !vt_is_own_address(info.dlpi_phdr) && vt_got_relocated(&info) == 1)
         vt_got_patch_alone(&info, vt_patch_visit, NULL);
 }
 
@@ -202,36 +213,29 @@ VT_EXPORT void *dlsym(void *handle, const char *name)
 typedef void *(*dlopen_fn)(const char *, int);
 typedef void *(*dlmopen_fn)(Lmid_t, const char *, int);
 
-static void *real_symbol(const char *name, const char *const *versions, size_t n)
+/* glibc's own function of that name (the first of three symbol versions it has), looked up
+ * once into *cache. */
+static void *real_symbol(void **cache, const char *name, const char *const versions[3])
 {
-    void *f = NULL;
-    for (size_t i = 0; i < n && !f; i++)
+    void *f = __atomic_load_n(cache, __ATOMIC_ACQUIRE);
+    for (size_t i = 0; i < 3 && !f; i++)
         f = dlvsym(RTLD_NEXT, name, versions[i]);
+    __atomic_store_n(cache, f, __ATOMIC_RELEASE);
     return f;
 }
 
 static dlopen_fn real_dlopen(void)
 {
-    static dlopen_fn f;
-    dlopen_fn got = __atomic_load_n(&f, __ATOMIC_ACQUIRE);
-    if (!got) {
-        static const char *const versions[] = {"GLIBC_2.34", "GLIBC_2.2.5", "GLIBC_2.17"};
-        got = (dlopen_fn)real_symbol("dlopen", versions, 3);
-        __atomic_store_n(&f, got, __ATOMIC_RELEASE);
-    }
-    return got;
+    static void *cache;
+    static const char *const versions[3] = {"GLIBC_2.34", "GLIBC_2.2.5", "GLIBC_2.17"};
+    return (dlopen_fn)real_symbol(&cache, "dlopen", versions);
 }
 
 static dlmopen_fn real_dlmopen(void)
 {
-    static dlmopen_fn f;
-    dlmopen_fn got = __atomic_load_n(&f, __ATOMIC_ACQUIRE);
-    if (!got) {
-        static const char *const versions[] = {"GLIBC_2.34", "GLIBC_2.3.4", "GLIBC_2.17"};
-        got = (dlmopen_fn)real_symbol("dlmopen", versions, 3);
-        __atomic_store_n(&f, got, __ATOMIC_RELEASE);
-    }
-    return got;
+    static void *cache;
+    static const char *const versions[3] = {"GLIBC_2.34", "GLIBC_2.3.4", "GLIBC_2.17"};
+    return (dlmopen_fn)real_symbol(&cache, "dlmopen", versions);
 }
 
 /* The name with every $ORIGIN / ${ORIGIN} replaced by the caller's directory, into out; false

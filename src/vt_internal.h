@@ -482,7 +482,7 @@ struct dl_phdr_info;
 typedef void *(*vt_got_visit_fn)(void *ctx, const char *name, void *current, bool bound, bool weak);
 int vt_got_patch(const struct dl_phdr_info *info, vt_got_visit_fn visit, void *ctx);
 int vt_got_patch_alone(const struct dl_phdr_info *info, vt_got_visit_fn visit, void *ctx);
-bool vt_got_relocated(const struct dl_phdr_info *info);
+int vt_got_relocated(const struct dl_phdr_info *info); /* 1, 0, -1: unknown */
 
 typedef struct vt_stack_node_s vt_stack_node_t;
 uint32_t vt_stack_intern(void *const *ips, int n, bool *created);
