@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # run_labelled.sh VRAMTRACE LIB SIMDIR NAME [VAR=VALUE...] PROGRAM [ARGS...]
-# Runs a labelled program (t_labelled, or an interpreter with labelled.py) on the simulated device
+# Runs a labelled program (t_labelled, or an interpreter with train.py) on the simulated device
 # with LIB preloaded and the built-in rules. The program prints "label SIZE CATEGORY NAME" for
 # each allocation, every size its own; the trace's categories (`vramtrace export --format csv`)
 # are compared with the labels. Prints NAME's share of bytes in the right category and every

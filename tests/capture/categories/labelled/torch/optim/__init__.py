@@ -1,0 +1,2 @@
+# SPDX-License-Identifier: MIT
+from torch.optim.adam import Adam  # noqa: F401

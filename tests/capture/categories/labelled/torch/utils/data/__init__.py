@@ -1,0 +1,2 @@
+# SPDX-License-Identifier: MIT
+from torch.utils.data.dataloader import DataLoader  # noqa: F401
