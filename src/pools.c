@@ -40,8 +40,8 @@ typedef struct pool_s {
 
 static pool_t pools[MAX_POOLS];
 static unsigned n_pools;
-static uint64_t default_pool[VT_MAX_DEVICES];
-static bool freed_since[VT_MAX_DEVICES]; /* a stream-ordered free since the device's samples */
+static uint64_t current_pool[VT_MAX_DEVICES]; /* cuDeviceGetMemPool's answer; 0: ask it */
+static bool freed_since[VT_MAX_DEVICES];      /* a stream-ordered free since the device's samples */
 /* Bytes of stream-ordered allocations of each device whose free began (less those that
  * failed), and whose free returned, all along (atomic). A free's pool is not known: they count
  * toward a pool only when it is the one pool of its device. */
@@ -179,15 +179,16 @@ static void sample(unsigned index, bool at_exit)
 }
 
 /* After a successful stream-ordered allocation of size_bytes from pool (0: the device's current
- * pool, where cuMemAllocAsync allocates). */
+ * pool, where cuMemAllocAsync allocates: its default pool unless cuDeviceSetMemPool set
+ * another). */
 void vt_pools_after_alloc(int device, uint64_t pool, uint64_t size_bytes)
 {
     if (!valid_device(device))
         return;
     if (!pool) {
-        pool = __atomic_load_n(&default_pool[device], __ATOMIC_RELAXED);
+        pool = __atomic_load_n(&current_pool[device], __ATOMIC_RELAXED);
         if (!pool) {
-            __typeof__(&cuDeviceGetDefaultMemPool) get = VT_REAL(cuDeviceGetDefaultMemPool);
+            __typeof__(&cuDeviceGetMemPool) get = VT_REAL(cuDeviceGetMemPool);
             CUmemoryPool h = NULL;
             if (!get || get(&h, device) != CUDA_SUCCESS || !h) {
                 table_take();
@@ -196,7 +197,7 @@ void vt_pools_after_alloc(int device, uint64_t pool, uint64_t size_bytes)
                 return;
             }
             pool = (uint64_t)(uintptr_t)h;
-            __atomic_store_n(&default_pool[device], pool, __ATOMIC_RELAXED);
+            __atomic_store_n(&current_pool[device], pool, __ATOMIC_RELAXED);
         }
     }
     table_take();
@@ -276,10 +277,16 @@ void vt_pools_at_trim(uint64_t pool)
         sample(index, false);
 }
 
-void vt_pools_at_teardown(int device)
+/* The device's current pool is asked again at its next stream-ordered allocation. */
+void vt_pools_current_changed(int device)
 {
     if (valid_device(device))
-        __atomic_store_n(&default_pool[device], 0, __ATOMIC_RELAXED);
+        __atomic_store_n(&current_pool[device], 0, __ATOMIC_RELAXED);
+}
+
+void vt_pools_at_teardown(int device)
+{
+    vt_pools_current_changed(device);
     if (__atomic_load_n(&n_pools, __ATOMIC_RELAXED))
         sample_shrinking(device, true, false);
 }

@@ -879,6 +879,18 @@ VT_EXPORT CUresult cuMemPoolTrimTo(CUmemoryPool pool, size_t minBytesToKeep)
     return rc;
 }
 
+/* The device's current pool, where cuMemAllocAsync allocates from now on. */
+VT_EXPORT CUresult cuDeviceSetMemPool(CUdevice dev, CUmemoryPool pool)
+{
+    VT_ENTER(cuDeviceSetMemPool, CU_NOT_FOUND, (dev, pool));
+    CUresult rc = VT_CALL(real(dev, pool));
+    int saved_errno = errno;
+    if (rc == CUDA_SUCCESS)
+        vt_pools_current_changed((int)dev);
+    vt_leave(saved_errno);
+    return rc;
+}
+
 /* ---- context teardown: a context's allocations vanish without a free call ------------------- */
 
 /* Not a recording shim: the primary context's handle is noted even when the runtime retains it

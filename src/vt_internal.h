@@ -633,6 +633,7 @@ static inline bool vt_api_stream_ordered(unsigned api)
 }
 void vt_pools_at_sync(void);
 void vt_pools_at_trim(uint64_t pool);
+void vt_pools_current_changed(int device); /* cuDeviceSetMemPool */
 void vt_pools_at_teardown(int device);
 void vt_pools_at_exit(void);
 int vt_current_context(uint64_t *ctx); /* the device; *ctx 0 when there is none */

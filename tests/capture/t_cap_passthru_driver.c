@@ -495,6 +495,10 @@ static void synchronizations(CUcontext ctx0)
     cap_end();
     CAP_CALL("cuMemPoolTrimTo bad pool", cuMemPoolTrimTo((CUmemoryPool)(uintptr_t)0x10, 0));
     cap_end();
+    CAP_CALL("cuDeviceSetMemPool", cuDeviceSetMemPool(0, pool));
+    cap_end();
+    CAP_CALL("cuDeviceSetMemPool bad pool", cuDeviceSetMemPool(0, (CUmemoryPool)(uintptr_t)0x10));
+    cap_end();
 }
 
 static void contexts(CUcontext ctx0)

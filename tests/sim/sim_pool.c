@@ -357,3 +357,37 @@ SIM_EXPORT CUresult cuDeviceGetDefaultMemPool(CUmemoryPool *pool_out, CUdevice d
     *pool_out = (CUmemoryPool)p;
     return CUDA_SUCCESS;
 }
+
+/* The device's current pool: where cuMemAllocAsync allocates (its default pool until set). */
+SIM_EXPORT CUresult cuDeviceSetMemPool(CUdevice dev, CUmemoryPool pool)
+{
+    CUresult rc = sim_check_device(dev);
+    if (rc != CUDA_SUCCESS)
+        return rc;
+    SIM_LOCK();
+    sim_pool_t *p = pool_lookup(pool);
+    if (!p || p->device != dev) {
+        rc = CUDA_ERROR_INVALID_VALUE;
+    } else {
+        sim_pool_default(dev); /* made first, so the default stays the device's */
+        sim_devices[dev].current_pool = p;
+    }
+    SIM_UNLOCK();
+    return rc;
+}
+
+SIM_EXPORT CUresult cuDeviceGetMemPool(CUmemoryPool *pool, CUdevice dev)
+{
+    CUresult rc = sim_check_device(dev);
+    if (rc != CUDA_SUCCESS)
+        return rc;
+    if (!pool)
+        return CUDA_ERROR_INVALID_VALUE;
+    SIM_LOCK();
+    sim_pool_t *p = sim_pool_default(dev);
+    SIM_UNLOCK();
+    if (!p)
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    *pool = (CUmemoryPool)p;
+    return CUDA_SUCCESS;
+}

@@ -271,6 +271,19 @@ SIM_RT_EXPORT cudaError_t cudaDeviceGetDefaultMemPool(cudaMemPool_t *memPool, in
     return sim_rt_fail(e);
 }
 
+SIM_RT_EXPORT cudaError_t cudaDeviceSetMemPool(int device, cudaMemPool_t memPool)
+{
+    SIM_RT_FORWARD(cuDeviceSetMemPool(device, memPool));
+}
+
+SIM_RT_EXPORT cudaError_t cudaDeviceGetMemPool(cudaMemPool_t *memPool, int device)
+{
+    cudaError_t e = sim_rt_ctx_and_check(!memPool);
+    if (e == cudaSuccess)
+        e = sim_rt_error(sim_rt_cu.cuDeviceGetMemPool(memPool, device));
+    return sim_rt_fail(e);
+}
+
 SIM_RT_EXPORT cudaError_t cudaMemPoolTrimTo(cudaMemPool_t memPool, size_t minBytesToKeep)
 {
     SIM_RT_FORWARD(cuMemPoolTrimTo(memPool, minBytesToKeep));

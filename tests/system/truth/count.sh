@@ -14,6 +14,8 @@
 #             the device peak counts the reservations: it equals the device's high-water mark of
 #             what it holds (hwm_bytes, above its allocations' own), the device's tensors live
 #             peak its allocations' and its pool reserved peak the same high-water mark
+#   current   a pool of the program's own made current (cuDeviceSetMemPool), then the default
+#             one again (cudaDeviceSetMemPool): each pool's figures and the device's as above
 # Needs python3 (exits 77, skipped, without it).
 lib=$1 simdir=$2 vramtrace=$3 prog=$4 case=$5
 python3 -c 'import json' 2>/dev/null || { echo "python3 not found: skipped"; exit 77; }
@@ -67,7 +69,7 @@ for row in open(f"{tmp}/stats"):
         stats[w[0]] = {w[i]: int(w[i + 1]) for i in range(first, len(w) - 1, 2)}
 j = json.load(open(f"{tmp}/json"))
 dev = [d for d in j["devices"] if d["device"] == 0]
-pooled = case.startswith("pools")
+pooled = case.startswith("pools") or case == "current"
 got = {
     # A pool holds its reservation: the device peak is then what the device held at most.
     "device peak": (dev[0]["peak_bytes"] if dev else 0,

@@ -12,6 +12,9 @@
  *                      threshold T (0, 1G or max), through the runtime and the driver, with
  *                      synchronizations of each kind and a trim; and a pool of the program's
  *                      own (cuMemAllocFromPoolAsync)
+ *   t_count current    a pool of the program's own made the device's current pool
+ *                      (cuDeviceSetMemPool): cuMemAllocAsync and cudaMallocAsync allocate from
+ *                      it, then from the default pool again once cudaDeviceSetMemPool says so
  * Exits 0 when every call answered as the driver must. */
 #include <stdio.h>
 #include <string.h>
@@ -191,10 +194,35 @@ static int pools(const char *threshold_name)
     return n_errors != 0;
 }
 
+/* Stream-ordered allocations without a pool go to the device's current pool. */
+static int current(void)
+{
+    CUmemPoolProps props;
+    memset(&props, 0, sizeof props);
+    props.allocType = CU_MEM_ALLOCATION_TYPE_PINNED;
+    props.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+    props.location.id = 0;
+    CUmemoryPool own = NULL, def = NULL;
+    check("cuMemPoolCreate", cuMemPoolCreate(&own, &props)); /* the device's pool 1 */
+    check("cuDeviceSetMemPool", cuDeviceSetMemPool(0, own)); /* the default one is pool 2 */
+    CUdeviceptr a = 0;
+    check("cuMemAllocAsync", cuMemAllocAsync(&a, 3 * MIB, NULL)); /* own: 4 MiB reserved */
+    void *b = rt_async(2 * MIB);                                  /* own: 6 MiB */
+    check("cuMemFreeAsync", cuMemFreeAsync(a, NULL));
+    rt_check("cudaStreamSynchronize", cudaStreamSynchronize(0)); /* own: 2 MiB */
+    check("cuDeviceGetDefaultMemPool", cuDeviceGetDefaultMemPool(&def, 0));
+    rt_check("cudaDeviceSetMemPool", cudaDeviceSetMemPool(0, (cudaMemPool_t)def));
+    void *c = rt_async(5 * MIB); /* default: 6 MiB, the device 8 MiB */
+    rt_check("cudaFreeAsync", cudaFreeAsync(c, 0));
+    rt_check("cudaFreeAsync", cudaFreeAsync(b, 0));
+    check("cuCtxSynchronize", cuCtxSynchronize());
+    return n_errors != 0;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2 || sim_test_context(0) != CUDA_SUCCESS) {
-        fprintf(stderr, "usage: t_count contexts|arrays|padded|pools 0|1G|max\n");
+        fprintf(stderr, "usage: t_count contexts|arrays|padded|pools 0|1G|max|current\n");
         return 2;
     }
     if (!strcmp(argv[1], "contexts"))
@@ -203,6 +231,8 @@ int main(int argc, char **argv)
         return arrays();
     if (!strcmp(argv[1], "padded"))
         return padded();
+    if (!strcmp(argv[1], "current"))
+        return current();
     if (!strcmp(argv[1], "pools") && argc == 3)
         return pools(argv[2]);
     fprintf(stderr, "t_count: unknown mode '%s'\n", argv[1]);
