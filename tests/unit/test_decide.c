@@ -8,6 +8,7 @@
  * named at its start, over a stack trie emptied before it (the per-stack cache belongs to one
  * rule set). A difference prints the rules, the site and both answers. */
 #include "vt_internal.h"
+#include "random_rules.h"
 #include "vt_test.h"
 
 #include <pthread.h>
@@ -19,24 +20,18 @@
 
 /* Native frames with names in many styles. Distinct bodies, so that no two are folded into one
  * address. _ZN7weights4loadEv is weights::load() as a C++ compiler spells it. */
-#define NATIVE(name, k)                                                                            \
-    __attribute__((noinline, used)) int name(int x);                                               \
-    __attribute__((noinline, used)) int name(int x)                                                \
-    {                                                                                              \
-        return x * (k) + (k);                                                                      \
-    }
-NATIVE(load_weights, 3)
-NATIVE(LoadWeights, 5)
-NATIVE(_ZN7weights4loadEv, 7)
-NATIVE(upgrade, 11)
-NATIVE(optimize_graph, 13)
-NATIVE(payload, 17)
-NATIVE(forward_pass, 19)
-NATIVE(adam_step, 23)
-NATIVE(alloc_workspace, 29)
-NATIVE(prefetch_batch, 31)
-NATIVE(backward, 37)
-NATIVE(run_model, 41)
+VT_TEST_NATIVE(load_weights, 3)
+VT_TEST_NATIVE(LoadWeights, 5)
+VT_TEST_NATIVE(_ZN7weights4loadEv, 7)
+VT_TEST_NATIVE(upgrade, 11)
+VT_TEST_NATIVE(optimize_graph, 13)
+VT_TEST_NATIVE(payload, 17)
+VT_TEST_NATIVE(forward_pass, 19)
+VT_TEST_NATIVE(adam_step, 23)
+VT_TEST_NATIVE(alloc_workspace, 29)
+VT_TEST_NATIVE(prefetch_batch, 31)
+VT_TEST_NATIVE(backward, 37)
+VT_TEST_NATIVE(run_model, 41)
 
 static void *const natives[] = {
     (void *)load_weights,    (void *)LoadWeights,    (void *)_ZN7weights4loadEv, (void *)upgrade,
@@ -206,13 +201,8 @@ static void random_rules(void)
         int field = (int)rnd(VT_FIELD_COUNT);
         if (thread_only && !VT_FIELD_IS_FRAME(field))
             field = VT_FIELD_THREAD;
-        if (rnd(4) == 0)
-            used += (size_t)snprintf(rules_text + used, sizeof rules_text - used, "!section\n");
-        bool by_words = rnd(2) == 0;
-        used += (size_t)snprintf(rules_text + used, sizeof rules_text - used, "%s %s%c%s\n",
-                                 vt_category_names[rnd(VT_CAT_COUNT)], vt_rule_field_names[field],
-                                 by_words ? '~' : ':',
-                                 by_words ? words[field][rnd(6)] : globs[field][rnd(8)]);
+        used = vt_random_rule(rules_text, sizeof rules_text, used, rnd, field, globs[field], 8,
+                              words[field], 6);
     }
     n_rules_written = n;
     FILE *f = fopen(rules_path, "w");
