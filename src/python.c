@@ -364,7 +364,8 @@ static int frame_line(const void *code, int32_t offset)
             }
         }
         if (used <= slot->capacity) {
-            memcpy(slot->copy, table, used);
+            if (used) /* an empty prefix has no copy yet (NULL) */
+                memcpy(slot->copy, table, used);
             slot->code = code;
             slot->offset = offset;
             slot->first_line = first_line;
