@@ -186,15 +186,9 @@ static void summary(FILE *out, const vt_report_t *rep)
                 vt_fmt_binary(a->peak_bytes[VT_TRACE_SERIES_IMPORTED], b1, sizeof(b1)));
     for (uint32_t i = 0; i < a->n_pools; i++) {
         const vt_pool_stats_t *p = &a->pools[i];
-        char b3[32], b4[32];
-        fprintf(out,
-                "<tr><th>pool %" PRIu32 " on device %" PRIu32
-                "</th><td>tensors live peak %s, pool reserved peak %s (at the end %s used, %s "
-                "reserved)</td></tr>\n",
-                p->pool, p->device, vt_fmt_binary(p->used_peak_bytes, b1, sizeof(b1)),
-                vt_fmt_binary(p->reserved_peak_bytes, b2, sizeof(b2)),
-                vt_fmt_binary(p->used_bytes, b3, sizeof(b3)),
-                vt_fmt_binary(p->reserved_bytes, b4, sizeof(b4)));
+        char figures[256];
+        fprintf(out, "<tr><th>pool %" PRIu32 " on device %" PRIu32 "</th><td>%s</td></tr>\n",
+                p->pool, p->device, vt_report_pool_figures(p, figures, sizeof(figures)));
     }
     if (a->n_array_allocs)
         fprintf(out,

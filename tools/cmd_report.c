@@ -199,14 +199,9 @@ static void print_text(const vt_report_t *rep)
     /* A pool holds what it reserved, whatever its allocations add up to. */
     for (uint32_t i = 0; i < a->n_pools; i++) {
         const vt_pool_stats_t *p = &a->pools[i];
-        char b3[32], b4[32];
-        printf("pool %" PRIu32 " on device %" PRIu32
-               ": tensors live peak %s, pool reserved peak %s (at the end %s used, %s "
-               "reserved)\n",
-               p->pool, p->device, vt_fmt_binary(p->used_peak_bytes, b1, sizeof(b1)),
-               vt_fmt_binary(p->reserved_peak_bytes, b2, sizeof(b2)),
-               vt_fmt_binary(p->used_bytes, b3, sizeof(b3)),
-               vt_fmt_binary(p->reserved_bytes, b4, sizeof(b4)));
+        char figures[256];
+        printf("pool %" PRIu32 " on device %" PRIu32 ": %s\n", p->pool, p->device,
+               vt_report_pool_figures(p, figures, sizeof(figures)));
     }
     if (a->n_array_allocs)
         printf("arrays: %" PRIu64 " made, counted at their logical size (elements x format x "

@@ -136,6 +136,18 @@ static const struct {
      "JAX grows its pool on demand: the trace sees the pool's regions"},
 };
 
+const char *vt_report_pool_figures(const vt_pool_stats_t *p, char *buf, size_t cap)
+{
+    char used_peak[32], reserved_peak[32], used[32], reserved[32];
+    snprintf(buf, cap,
+             "tensors live peak %s, pool reserved peak %s (at the end %s used, %s reserved)",
+             vt_fmt_binary(p->used_peak_bytes, used_peak, sizeof(used_peak)),
+             vt_fmt_binary(p->reserved_peak_bytes, reserved_peak, sizeof(reserved_peak)),
+             vt_fmt_binary(p->used_bytes, used, sizeof(used)),
+             vt_fmt_binary(p->reserved_bytes, reserved, sizeof(reserved)));
+    return buf;
+}
+
 const char *vt_report_allocator(const vt_reader_t *r, char *setting, size_t cap,
                                 const char **meaning)
 {

@@ -72,6 +72,10 @@ const vt_device_stats_t *vt_report_category_peak(const vt_analysis_t *a, int c);
 const char *vt_report_allocator(const vt_reader_t *r, char *setting, size_t cap,
                                 const char **meaning);
 
+/* What pool p held into buf (cap bytes): "tensors live peak X, pool reserved peak Y (at the end
+ * U used, R reserved)", for the text report and the page alike; returns buf. */
+const char *vt_report_pool_figures(const vt_pool_stats_t *p, char *buf, size_t cap);
+
 /* The device with the most bytes live in a (the lowest number on a tie), or NULL with none. */
 const vt_device_stats_t *vt_report_most_live(const vt_analysis_t *a);
 
