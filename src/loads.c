@@ -137,14 +137,199 @@ static void startup_done(void)
 {
 }
 
+/* The last object the loader mapped at startup (every object up to it in the list was; they
+ * are never unloaded): dlsym(RTLD_NEXT, …) from one of them searches the global scope. */
+static const struct link_map *startup_last;
+
 VT_NO_SANITIZE static void (*startup_resolver(void))(void)
 {
-    for (const struct link_map *l = _r_debug.r_map; l; l = l->l_next)
+    for (const struct link_map *l = _r_debug.r_map; l; l = l->l_next) {
         startup_one(l);
+        startup_last = l;
+    }
     return startup_done;
 }
 
 void vt_loads_startup(void) __attribute__((ifunc("startup_resolver")));
+
+/* ---- dlsym(RTLD_NEXT, …) of a hooked name ----------------------------------------------------- */
+
+/* A program, or a library of it, that looks a CUDA function up with dlsym(RTLD_NEXT, name) means
+ * "the next definition after me", usually the real one, and calls it: the call must be recorded,
+ * as it was when libvramtrace.so exported the name. glibc finds the caller from the return
+ * address and searches after it: from an object the loader mapped at startup, the global scope
+ * (the program, the preloads, their dependencies, then objects dlopened RTLD_GLOBAL); from an
+ * object a dlopen mapped as the one it opened, that object's own dependencies. No public call
+ * searches after a given object, so the door works out glibc's answer from what is public, and
+ * only where it can prove it; elsewhere glibc answers, unrecorded as before:
+ * - the caller before libvramtrace.so in the global scope (the program, a preload listed
+ *   before ours): our own glibc RTLD_NEXT answer, when no object between the caller and us
+ *   defines the name (nothing of ours does);
+ * - the caller after us, mapped at startup: our answer, when the object that defines it comes
+ *   after the caller in the list (the global scope keeps that order: startup objects first, in
+ *   the list's order, then those added later);
+ * - the caller an object a dlopen door mapped as the one opened: the lookup through its own
+ *   handle (its own scope, in glibc's order), when the object does not define the name itself.
+ * resolve.c then hands out the shim only when that answer is the real function it calls. */
+
+/* The objects our dlopen doors mapped as the one opened (not a dependency): glibc's RTLD_NEXT
+ * from them searches their own scope. By link map, with the load address and dynamic section
+ * to tell a freed map reused by another object. */
+#define MAX_OPENED 256
+typedef struct opened_s {
+    const struct link_map *map;
+    uintptr_t addr, ld;
+} opened_t;
+static opened_t opened[MAX_OPENED];
+static unsigned n_opened;
+static pthread_mutex_t opened_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void note_opened(void *handle)
+{
+    const struct link_map *map = handle;
+    pthread_mutex_lock(&opened_lock);
+    unsigned slot = n_opened;
+    for (unsigned i = 0; i < n_opened; i++)
+        if (opened[i].map == map)
+            slot = i; /* a map freed and reused */
+    if (slot < MAX_OPENED) {
+        opened[slot] = (opened_t){map, map->l_addr, (uintptr_t)map->l_ld};
+        n_opened += slot == n_opened;
+    }
+    pthread_mutex_unlock(&opened_lock);
+}
+
+static bool was_opened(const struct link_map *map)
+{
+    bool found = false;
+    pthread_mutex_lock(&opened_lock);
+    for (unsigned i = 0; i < n_opened && !found; i++)
+        found = opened[i].map == map && opened[i].addr == map->l_addr &&
+                opened[i].ld == (uintptr_t)map->l_ld;
+    pthread_mutex_unlock(&opened_lock);
+    return found;
+}
+
+/* What the walk of the loader's list tells about the caller (x), us and the object defining our
+ * own answer (c): positions in the program's namespace (-1: not there), the objects between the
+ * caller and us, and the caller's span. */
+#define MAX_BETWEEN 16
+typedef struct next_walk_s {
+    const struct link_map *x, *own, *c;
+    int x_at, own_at, c_at, startup_end_at;
+    const struct link_map *between[MAX_BETWEEN];
+    int n_between; /* -1: too many */
+    bool listed;
+    uintptr_t lo, hi;
+} next_walk_t;
+
+/* dl_iterate_phdr callback: the list is read while dl_iterate_phdr holds the loader's list
+ * lock, so no object joins or leaves it meanwhile. */
+static int next_walk_one(struct dl_phdr_info *info, size_t size, void *ctx)
+{
+    (void)size;
+    next_walk_t *w = ctx;
+    if (!w->listed) {
+        w->listed = true;
+        int at = 0;
+        for (const struct link_map *l = _r_debug.r_map; l; l = l->l_next, at++) {
+            if (l == w->x)
+                w->x_at = at;
+            if (l == w->own)
+                w->own_at = at;
+            if (l == w->c)
+                w->c_at = at;
+            if (l == startup_last)
+                w->startup_end_at = at;
+            if (w->x_at < 0 || w->own_at >= 0 || l == w->x || w->n_between < 0)
+                continue;
+            if (w->n_between < MAX_BETWEEN)
+                w->between[w->n_between++] = l;
+            else
+                w->n_between = -1;
+        }
+    }
+    uintptr_t dynamic = 0, lo = UINTPTR_MAX, hi = 0;
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        if (ph->p_type == PT_DYNAMIC)
+            dynamic = info->dlpi_addr + ph->p_vaddr;
+        if (ph->p_type == PT_LOAD) {
+            lo = info->dlpi_addr + ph->p_vaddr < lo ? info->dlpi_addr + ph->p_vaddr : lo;
+            hi = info->dlpi_addr + ph->p_vaddr + ph->p_memsz > hi
+                     ? info->dlpi_addr + ph->p_vaddr + ph->p_memsz
+                     : hi;
+        }
+    }
+    if (info->dlpi_addr != w->x->l_addr || dynamic != (uintptr_t)w->x->l_ld)
+        return 0;
+    w->lo = lo;
+    w->hi = hi;
+    return 1;
+}
+
+/* The object holding address p, or NULL. */
+static const struct link_map *object_of(const void *p)
+{
+    Dl_info info;
+    void *map = NULL;
+    return p && dladdr1(p, &info, &map, RTLD_DL_LINKMAP) ? map : NULL;
+}
+
+/* glibc's answer to dlsym(RTLD_NEXT, name) from the code at caller when it is proven (above),
+ * with the caller's span in *lo, *hi; NULL otherwise. */
+static void *proven_next(const char *name, const void *caller, uintptr_t *lo, uintptr_t *hi)
+{
+    static const char own_marker;
+    void *(*sym)(void *, const char *) = vt_real_dlsym();
+    next_walk_t w = {.x = object_of(caller),
+                     .own = object_of(&own_marker),
+                     .x_at = -1,
+                     .own_at = -1,
+                     .c_at = -1,
+                     .startup_end_at = -1};
+    if (!w.x || !w.own || !sym)
+        return NULL;
+    /* Called here, so glibc searches after libvramtrace.so. */
+    void *ours = sym(RTLD_NEXT, name);
+    w.c = object_of(ours);
+    dl_iterate_phdr(next_walk_one, &w);
+    if (w.x_at < 0 || w.hi == 0)
+        return NULL; /* another namespace, or gone */
+    *lo = w.lo;
+    *hi = w.hi;
+    if (w.x_at <= w.startup_end_at) {
+        if (!ours || w.c_at < 0)
+            return NULL;
+        if (w.x_at > w.own_at)
+            return w.x_at < w.c_at ? ours : NULL;
+        if (w.n_between < 0)
+            return NULL;
+        for (int i = 0; i < w.n_between; i++) {
+            void *def = sym((void *)w.between[i], name);
+            if (def && object_of(def) == w.between[i])
+                return NULL;
+        }
+        return ours;
+    }
+    if (!was_opened(w.x))
+        return NULL;
+    void *def = sym((void *)w.x, name);
+    return def && object_of(def) != w.x ? def : NULL;
+}
+
+/* The shim for dlsym(RTLD_NEXT, name) from the code at caller, or NULL (glibc answers). */
+static void *next_door(const char *name, const void *caller)
+{
+    int saved_errno = errno;
+    uintptr_t lo = 0, hi = 0;
+    void *next = proven_next(name, caller, &lo, &hi);
+    void *wrapper = next ? vt_dlsym_next(name, next, lo, hi) : NULL;
+    if (wrapper)
+        dlerror(); /* as after glibc's own successful lookup: no error left */
+    errno = saved_errno;
+    return wrapper;
+}
 
 /* ---- the dlsym door ------------------------------------------------------------------------------ */
 
@@ -152,12 +337,18 @@ void vt_loads_startup(void) __attribute__((ifunc("startup_resolver")));
  * from the return address, so the forward must be a jump that leaves the caller's return
  * address in place — at every optimisation level, which C cannot promise (HAMi-core PR #315;
  * door 1 of docs/design.md). The stub keeps the two argument registers across the intercept call
- * and tail-jumps to glibc when it returns NULL. vt_dlsym_door: resolve.c's answer, and the
+ * (given the return address as a third) and tail-jumps to glibc when it returns NULL. vt_dlsym_door: resolve.c's answer, and the
  * objects loaded where no door of ours saw it patched once a CUDA name is asked for. */
-VT_NO_SANITIZE void *vt_dlsym_door(void *handle, const char *name);
-VT_NO_SANITIZE void *vt_dlsym_door(void *handle, const char *name)
+VT_NO_SANITIZE void *vt_dlsym_door(void *handle, const char *name, const void *caller);
+VT_NO_SANITIZE void *vt_dlsym_door(void *handle, const char *name, const void *caller)
 {
-    void *wrapper = vt_dlsym_intercept(handle, name);
+    void *wrapper = NULL;
+    if (!vt_real_dlsym())
+        return NULL; /* the stub's forward needs it */
+    if (handle != RTLD_NEXT)
+        wrapper = vt_dlsym_intercept(handle, name);
+    else if (vt_is_hooked_name(name) && !vt_is_own_address(caller))
+        wrapper = next_door(name, caller);
     if (wrapper)
         vt_loads_refresh();
     return wrapper;
@@ -169,6 +360,7 @@ __asm__(".text\n"
         ".type dlsym, @function\n"
         "dlsym:\n"
         "    .cfi_startproc\n"
+        "    mov (%rsp), %rdx\n" /* the caller's return address: vt_dlsym_door's third argument */
         "    push %rdi\n"
         "    .cfi_adjust_cfa_offset 8\n"
         "    push %rsi\n"
@@ -193,7 +385,7 @@ __asm__(".text\n"
  * dlsym_rtld_next test catches a build where it is not. */
 VT_EXPORT void *dlsym(void *handle, const char *name)
 {
-    void *wrapper = vt_dlsym_door(handle, name);
+    void *wrapper = vt_dlsym_door(handle, name, __builtin_return_address(0));
     if (wrapper)
         return wrapper;
     return vt_real_dlsym_ptr(handle, name);
@@ -350,18 +542,29 @@ static void *open_as(const void *return_address, bool have_ns, Lmid_t ns, const 
     void *handle = NULL;
     if (expanded && strchr(name, '$') && expand_origin(caller, name, expanded, PATH_MAX))
         name = expanded;
+    bool probed = false; /* name was tried with RTLD_NOLOAD already */
     if (found && !strchr(name, '/')) {
         errno = saved_errno;
         /* Not into a new namespace: that would make one (there are 16 in all). */
         if (ns != LM_ID_NEWLM)
             handle = open_in(base, ns, name, mode | RTLD_NOLOAD);
-        if (!handle && search_as(caller, name, found, PATH_MAX))
+        probed = ns != LM_ID_NEWLM;
+        if (!handle && search_as(caller, name, found, PATH_MAX)) {
             name = found;
+            probed = false;
+        }
     }
     if (!handle) {
-        dlerror(); /* our own failed attempts leave no error behind */
+        /* Whether this dlopen maps the object it opens (glibc's RTLD_NEXT from it then searches
+         * its own scope: proven_next). */
+        void *before = base && !probed ? real_dlopen()(name, RTLD_LAZY | RTLD_NOLOAD) : NULL;
+        if (before)
+            dlclose(before); /* NOLOAD took a reference */
+        dlerror();           /* our own failed attempts leave no error behind */
         errno = saved_errno;
         handle = open_in(base, ns, name, mode);
+        if (handle && base && !before)
+            note_opened(handle);
     }
     free(expanded);
     return handle;

@@ -18,7 +18,7 @@ vt_real_t vt_real;
  * own export (HAMi-core #174, vgpu-manager PR #89). Read by the assembly stub in loads.c. */
 void *(*vt_real_dlsym_ptr)(void *, const char *)__attribute__((visibility("hidden")));
 
-VT_NO_SANITIZE static void *(*real_dlsym(void))(void *, const char *)
+VT_NO_SANITIZE void *(*vt_real_dlsym(void))(void *, const char *)
 {
     void *(*f)(void *, const char *) = __atomic_load_n(&vt_real_dlsym_ptr, __ATOMIC_ACQUIRE);
     if (VT_LIKELY(f))
@@ -99,15 +99,46 @@ static void pin_object_of(void *real)
         (void)dlopen(info.dli_fname, RTLD_NOW | RTLD_NOLOAD);
 }
 
+/* The objects that hold a shim as their "next" function: a dlsym(RTLD_NEXT, …) from them was
+ * answered with it (vt_dlsym_next). Such an object usually defines the name itself and chains
+ * to the next definition (an interposer), so its own function must never become the slot's
+ * real one: the shim would call it, and it the shim, for ever. Only grows: an object unloaded
+ * leaves a range no real function of a later object will be refused by but by coincidence. */
+#define MAX_NEXT_HOLDERS 32
+typedef struct next_holder_s {
+    size_t slot; /* index in slots[] */
+    uintptr_t lo, hi;
+} next_holder_t;
+static next_holder_t next_holders[MAX_NEXT_HOLDERS];
+static unsigned n_next_holders; /* entries published (release) */
+static pthread_mutex_t next_holders_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* True when p lies in an object that holds slot s's shim as its next function. */
+VT_NO_SANITIZE static bool holds_shim_as_next(const slot_t *s, const void *p)
+{
+    /* Sequentially consistent with the slot's stores (slot_store, vt_patch_visit) and with
+     * vt_dlsym_next's publication and reading of the slot: either a store sees the holder, or
+     * vt_dlsym_next sees the stored function. */
+    unsigned n = __atomic_load_n(&n_next_holders, __ATOMIC_SEQ_CST);
+    for (unsigned i = 0; i < n; i++)
+        if (next_holders[i].slot == (size_t)(s - slots) && (uintptr_t)p >= next_holders[i].lo &&
+            (uintptr_t)p < next_holders[i].hi)
+            return true;
+    return false;
+}
+
 /* Publishes a real pointer for a slot, unless it is one of our own exports (a driver built
  * without -Bsymbolic, or a lookup through RTLD_DEFAULT, hands those back: storing one would
- * recurse forever; HAMi-core PRs #215, #326), and pins its object when it is new to the slot. */
-static void slot_store(const slot_t *s, void *real)
+ * recurse forever; HAMi-core PRs #215, #326) or an object's that calls the shim as its next
+ * function (the same recursion), and pins its object when it is new to the slot. False when
+ * not stored. */
+static bool slot_store(const slot_t *s, void *real)
 {
-    if (!real || vt_is_own_address(real))
-        return;
-    if (__atomic_exchange_n(slot_ptr(s), real, __ATOMIC_ACQ_REL) != real)
+    if (!real || vt_is_own_address(real) || holds_shim_as_next(s, real))
+        return false;
+    if (__atomic_exchange_n(slot_ptr(s), real, __ATOMIC_SEQ_CST) != real)
         pin_object_of(real);
+    return true;
 }
 
 static bool is_runtime_slot(const slot_t *s)
@@ -160,7 +191,7 @@ static void *resolve(size_t slot_offset, const char *name)
     for (size_t i = 0; i < N_SLOTS && !s; i++)
         if (slots[i].real_offset == slot_offset)
             s = &slots[i];
-    void *(*sym)(void *, const char *) = real_dlsym();
+    void *(*sym)(void *, const char *) = vt_real_dlsym();
     if (!s || !sym)
         return NULL;
     void *real = NULL;
@@ -208,13 +239,13 @@ void vt_pin_reals(void)
 /* vt_dlsym_intercept: our wrapper for an exactly-named hooked export, looked up through the
  * caller's own handle so the real pointer is the one the caller would have got; NULL for
  * everything else, which the stub then forwards to glibc with the caller's return address.
- * RTLD_NEXT requests are never intercepted: resolving them here would search from our
- * library instead of the caller's. Not instrumented: the ASan runtime resolves its
+ * RTLD_NEXT requests are not answered here: loads.c works out the caller's next definition
+ * and asks vt_dlsym_next. Not instrumented: the ASan runtime resolves its
  * interceptors through here before its shadow exists; only "cu" names go on to
  * instrumented code. */
 VT_NO_SANITIZE void *vt_dlsym_intercept(void *handle, const char *name)
 {
-    void *(*sym)(void *, const char *) = real_dlsym();
+    void *(*sym)(void *, const char *) = vt_real_dlsym();
     /* name is compared through a volatile copy: glibc declares dlsym's arguments nonnull. */
     const char *volatile checked_name = name;
     if (!sym || !checked_name || checked_name[0] != 'c' || checked_name[1] != 'u' ||
@@ -231,8 +262,9 @@ VT_NO_SANITIZE void *vt_dlsym_intercept(void *handle, const char *name)
             return NULL;
         void *real = sym(handle, name);
         /* NULL (no CUDA loaded where the caller looks: glibc's own answer and error follow),
-         * or one of our shims. */
-        if (!real || vt_is_own_address(real))
+         * one of our shims, or an interposer that calls the shim next (its calls are
+         * recorded there). */
+        if (!real || vt_is_own_address(real) || holds_shim_as_next(s, real))
             return real;
         vt_ensure_init();
         vt_note_cuda_used();
@@ -242,13 +274,6 @@ VT_NO_SANITIZE void *vt_dlsym_intercept(void *handle, const char *name)
     return NULL;
 }
 
-/* vt_patch_visit: the got.c visitor of vt_loads_refresh and vt_loads_startup: a call or address
- * slot naming one of our shims is pointed at it, its bound value kept as the real function
- * (NULL: left as it is). A lazy slot not bound yet has no real value to keep; VT_REAL finds one
- * on the first call. Nothing is pinned here: the visitor runs inside dl_iterate_phdr, which
- * holds the loader's list lock, and dlopen or dladdr there could deadlock with a dlopen on
- * another thread (vt_pin_reals does it afterwards); at startup the loader is not ready for
- * them either. */
 /* strcmp(a, b) == 0 without libc: the visitor runs while the loader relocates. */
 VT_NO_SANITIZE static bool same_name(const char *a, const char *b)
 {
@@ -257,6 +282,77 @@ VT_NO_SANITIZE static bool same_name(const char *a, const char *b)
     return *a == *b;
 }
 
+/* The row of a hooked name that has a shim, or NULL. No libc: the dlsym door asks it of every
+ * RTLD_NEXT lookup, the sanitizers' own among them before their runtime is ready. */
+VT_NO_SANITIZE static const slot_t *hooked_slot(const char *name)
+{
+    if (!name || name[0] != 'c' || name[1] != 'u')
+        return NULL;
+    for (size_t i = 0; i < N_SLOTS; i++)
+        if (slots[i].wrapper && same_name(slots[i].name, name))
+            return &slots[i];
+    return NULL;
+}
+
+VT_NO_SANITIZE bool vt_is_hooked_name(const char *name)
+{
+    return hooked_slot(name) != NULL;
+}
+
+/* True when a and b are functions of the same loaded object. */
+static bool same_object(const void *a, const void *b)
+{
+    Dl_info info;
+    void *map_a = NULL, *map_b = NULL;
+    return dladdr1(a, &info, &map_a, RTLD_DL_LINKMAP) &&
+           dladdr1(b, &info, &map_b, RTLD_DL_LINKMAP) && map_a && map_a == map_b;
+}
+
+/* vt_dlsym_next: the answer to dlsym(RTLD_NEXT, name) from the object spanning [lo, hi), whose
+ * answer from glibc is next (loads.c proved it): the shim when next is the real function the
+ * shim calls (the slot's, or one of the same object: a driver's alias), which the caller then
+ * calls as its "next" definition; NULL (glibc answers) otherwise: an interposer's own function
+ * that the slot already calls must stay the caller's next, or it would be skipped. */
+void *vt_dlsym_next(const char *name, void *next, uintptr_t lo, uintptr_t hi)
+{
+    const slot_t *s = hooked_slot(name);
+    if (!s || !next || vt_is_own_address(next) || holds_shim_as_next(s, next))
+        return NULL;
+    void *real = __atomic_load_n(slot_ptr(s), __ATOMIC_ACQUIRE);
+    if (real && real != next && !same_object(real, next))
+        return NULL;
+    pthread_mutex_lock(&next_holders_lock);
+    unsigned n = n_next_holders;
+    bool known = false;
+    for (unsigned i = 0; i < n && !known; i++)
+        known = next_holders[i].slot == (size_t)(s - slots) && next_holders[i].lo == lo &&
+                next_holders[i].hi == hi;
+    if (!known && n < MAX_NEXT_HOLDERS) {
+        next_holders[n] = (next_holder_t){(size_t)(s - slots), lo, hi};
+        __atomic_store_n(&n_next_holders, n + 1, __ATOMIC_SEQ_CST);
+        known = true;
+    }
+    /* The slot may have been given the caller's own function meanwhile: then it stays the
+     * caller's next as glibc says (checked under the lock that orders the holders). */
+    real = __atomic_load_n(slot_ptr(s), __ATOMIC_SEQ_CST);
+    bool recursive = real && (uintptr_t)real >= lo && (uintptr_t)real < hi;
+    pthread_mutex_unlock(&next_holders_lock);
+    if (!known || recursive)
+        return NULL;
+    vt_ensure_init();
+    vt_note_cuda_used();
+    if (!real)
+        slot_store(s, next);
+    return s->wrapper;
+}
+
+/* vt_patch_visit: the got.c visitor of vt_loads_refresh and vt_loads_startup: a call or address
+ * slot naming one of our shims is pointed at it, its bound value kept as the real function
+ * (NULL: left as it is). A lazy slot not bound yet has no real value to keep; VT_REAL finds one
+ * on the first call. Nothing is pinned here: the visitor runs inside dl_iterate_phdr, which
+ * holds the loader's list lock, and dlopen or dladdr there could deadlock with a dlopen on
+ * another thread (vt_pin_reals does it afterwards); at startup the loader is not ready for
+ * them either. */
 VT_NO_SANITIZE void *vt_patch_visit(void *ctx, const char *name, void *current, bool bound,
                                     bool weak)
 {
@@ -267,14 +363,15 @@ VT_NO_SANITIZE void *vt_patch_visit(void *ctx, const char *name, void *current, 
         const slot_t *s = &slots[i];
         if (!s->wrapper || !same_name(s->name, name))
             continue;
-        if (bound && vt_is_own_address(current))
+        /* Ours already; or the object's own interposer, which calls the shim next. */
+        if (bound && (vt_is_own_address(current) || holds_shim_as_next(s, current)))
             return NULL;
         /* A weak call not bound yet is turned only when its address slot, visited first,
          * found the function: otherwise it may resolve to nothing. */
         if (!bound && weak && !__atomic_load_n(slot_ptr(s), __ATOMIC_ACQUIRE))
             return NULL;
         if (bound)
-            __atomic_store_n(slot_ptr(s), current, __ATOMIC_RELEASE);
+            __atomic_store_n(slot_ptr(s), current, __ATOMIC_SEQ_CST);
         return s->wrapper;
     }
     return NULL;
@@ -326,8 +423,9 @@ static void substitute(const char *symbol, void **pfn, int cuda_version, uint64_
             return;
         }
     }
+    if (!slot_store(best, *pfn))
+        return;
     vt_note_cuda_used();
-    slot_store(best, *pfn);
     *pfn = best->wrapper;
 }
 

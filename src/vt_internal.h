@@ -600,7 +600,10 @@ extern vt_real_t vt_real;
 void *vt_resolve_real(size_t slot_offset, const char *name);
 void vt_substitute(const char *symbol, void **pfn, int cuda_version, uint64_t flags);
 void *vt_dlsym_intercept(void *handle, const char *name);
+bool vt_is_hooked_name(const char *name); /* a row of hooks.def with a shim */
+void *vt_dlsym_next(const char *name, void *next, uintptr_t lo, uintptr_t hi);
 extern void *(*vt_real_dlsym_ptr)(void *, const char *); /* glibc's dlsym, once looked up */
+void *(*vt_real_dlsym(void))(void *, const char *);      /* vt_real_dlsym_ptr, looked up */
 void *vt_patch_visit(void *ctx, const char *name, void *current, bool bound, bool weak);
 void vt_pin_reals(void);
 /* ---- loads.c: the program's references to CUDA pointed at the shims (GOT patching) ---------- */
