@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
-/* The entry points of libvramtrace.so, and nothing else: thin shims over the core
- * (heaptrack_preload.cpp), one per row of hooks.def, each of the shape of docs/design.md's hook rule 1: guard,
- * forward, record on success, return the real result unchanged. None of the CUDA names is
+/* The entry points of libvramtrace.so, and nothing else: thin shims over the core (as
+ * heaptrack_preload.cpp is over heaptrack's), one per row of hooks.def, each of the shape of
+ * hook rule 1 (docs/design.md): guard, forward, record on success, return the real result
+ * unchanged, written with the macros and helpers named below. None of the CUDA names is
  * exported: the doors hand the shims out (resolve.c), and the program's own references are
  * pointed at them in its GOT (loads.c). The exports (the annotations here, dlsym in resolve.c,
  * dlopen and dlmopen in loads.c) are listed in exports.map and tests/exports.expected. */
@@ -11,15 +12,36 @@
 
 #include <errno.h>
 
-/* VT_ENTER(name, not_found, args): the start of every shim. Makes sure init ran, finds the
- * real function (returning not_found, the API's own "symbol not found" code, if there is
- * none), forwards unrecorded when nested (the runtime calling the driver), on our own threads,
- * in a fork child not yet re-initialised, or when OFF; otherwise sets the guard. */
-#define VT_ENTER(name, not_found, args)                                                            \
+/* ---- the shape of a shim (docs/design.md, hook rule 1) ----------------------------------------
+ * Every recording shim reads the same way:
+ *     VT_ENTER(name, not_found, (args));      init ran, `real` found, the guard set, `api` named
+ *     what counts before the call             an allocation's bytes in flight, a free marked
+ *     VT_CALL_SAVING_ERRNO(rc, real(args));   the real call: `rc`, and `saved_errno` after it
+ *     the record                              from rc, out-parameters read only on success
+ *     VT_RETURN(rc);                          errno back, guard released, rc unchanged
+ * The recording steps that recur have names below the macros: record_device_alloc,
+ * record_managed_alloc and record_pinned_alloc (an allocation, its address often read through
+ * OUT_ON_SUCCESS), pool_alloc_begin/end (a stream-ordered allocation), free_begin and
+ * rt_free_begin/end (a free looked up in a mask of series), pool_free_begin/end (a free that
+ * leaves a pool's use), drop_primary_context (a teardown), substitute_keeping_errno (a door's
+ * answer). */
+
+/* VT_FIND_REAL(name, not_found): makes sure init ran and declares `real`, the real function;
+ * returns not_found, the API's own "symbol not found" code, when there is none. */
+#define VT_FIND_REAL(name, not_found)                                                              \
     vt_ensure_init();                                                                              \
     __typeof__(&name) real = VT_REAL(name);                                                        \
     if (VT_UNLIKELY(!real))                                                                        \
         return not_found;                                                                          \
+    (void)0
+
+/* VT_ENTER(name, not_found, args): the start of every recording shim. VT_FIND_REAL, and `api`,
+ * the API its events carry; then forwards unrecorded when nested (the runtime calling the
+ * driver), on our own threads, in a fork child not yet re-initialised, or when OFF; otherwise
+ * sets the guard. */
+#define VT_ENTER(name, not_found, args)                                                            \
+    VT_FIND_REAL(name, not_found);                                                                 \
+    const vt_api_t api __attribute__((unused)) = VT_API_##name;                                    \
     if (VT_UNLIKELY(vt_in_hook) || !vt_is_on()) {                                                  \
         vt_note_nested();                                                                          \
         return real args;                                                                          \
@@ -41,17 +63,31 @@
         vt_rc_;                                                                                    \
     })
 
-#define CU_NOT_FOUND CUDA_ERROR_NOT_FOUND
-#define RT_NOT_FOUND cudaErrorSharedObjectSymbolNotFound
+/* VT_CALL_SAVING_ERRNO(rc, call): declares rc, the result of the real call (VT_CALL), and
+ * saved_errno, errno as that call left it: what VT_RETURN gives back to the program whatever the
+ * recording in between does to errno. */
+#define VT_CALL_SAVING_ERRNO(rc, call)                                                             \
+    __typeof__(call) rc = VT_CALL(call);                                                           \
+    int saved_errno = errno
 
-/* The end of every shim: errno as the real call left it, guard released, the program's
- * cancellation state back. */
+/* The end of every recording shim: errno as the real call left it, guard released, the
+ * program's cancellation state back. */
 static inline void vt_leave(int saved_errno)
 {
     errno = saved_errno;
     vt_in_hook = 0;
     vt_record_end();
 }
+
+/* VT_RETURN(rc): vt_leave, then the real result, unchanged. */
+#define VT_RETURN(rc)                                                                              \
+    do {                                                                                           \
+        vt_leave(saved_errno);                                                                     \
+        return rc;                                                                                 \
+    } while (0)
+
+#define CU_NOT_FOUND CUDA_ERROR_NOT_FOUND
+#define RT_NOT_FOUND cudaErrorSharedObjectSymbolNotFound
 
 enum device_from { DEVICE_CURRENT, DEVICE_OF_POINTER, DEVICE_HOST };
 
@@ -195,6 +231,111 @@ static int record_alloc(int rc, vt_series_t series, enum device_from from, uint6
 #define DEVICE_SERIES (VT_MASK(VT_SERIES_DEVICE) | VT_MASK(VT_SERIES_MANAGED))
 #define PINNED_SERIES VT_MASK(VT_SERIES_PINNED)
 
+/* ---- the recording steps the shims share --------------------------------------------------- */
+
+/* OUT_ON_SUCCESS(rc, out): what the call wrote to *out, as a key, read only when rc says it
+ * succeeded (hook rule 1); 0 otherwise, which record_alloc takes for a failure. */
+#define OUT_ON_SUCCESS(rc, out) ((rc) ? 0 : (uint64_t)(uintptr_t)(*(out)))
+
+/* Device memory made by the calling thread's current context: pending_bytes were added to
+ * vt_inflight_bytes before the real call (hook rule 9). */
+static inline void record_device_alloc(int rc, uint64_t key, uint64_t size_bytes, vt_api_t api,
+                                       uint64_t pending_bytes)
+{
+    record_alloc(rc, VT_SERIES_DEVICE, DEVICE_CURRENT, key, size_bytes, api, pending_bytes);
+}
+
+/* Managed memory: counted apart from device memory, never in flight. */
+static inline void record_managed_alloc(int rc, uint64_t key, uint64_t size_bytes, vt_api_t api)
+{
+    record_alloc(rc, VT_SERIES_MANAGED, DEVICE_CURRENT, key, size_bytes, api, 0);
+}
+
+/* Page-locked host memory: no device. */
+static inline void record_pinned_alloc(int rc, uint64_t key, uint64_t size_bytes, vt_api_t api)
+{
+    record_alloc(rc, VT_SERIES_PINNED, DEVICE_HOST, key, size_bytes, api, 0);
+}
+
+/* A stream-ordered allocation of size_bytes. What its pool may grow by stays in flight until
+ * the pool is sampled (vt_pools_request_bytes); pool_alloc_begin adds it and returns it for
+ * pool_alloc_end, which records the allocation on the device that holds it (record_alloc takes
+ * the request itself back), samples the pool (0: the device's current one) and takes back the
+ * rest. */
+static inline uint64_t pool_alloc_begin(uint64_t size_bytes)
+{
+    uint64_t pending_bytes = vt_pools_request_bytes(size_bytes);
+    vt_inflight_add(pending_bytes);
+    return pending_bytes;
+}
+
+static inline void pool_alloc_end(int rc, uint64_t key, uint64_t size_bytes, uint64_t pool,
+                                  vt_api_t api, uint64_t pending_bytes)
+{
+    int device =
+        record_alloc(rc, VT_SERIES_DEVICE, DEVICE_OF_POINTER, key, size_bytes, api, size_bytes);
+    if (device >= 0)
+        vt_pools_after_alloc(device, pool, size_bytes);
+    vt_inflight_sub(pending_bytes - size_bytes);
+}
+
+/* A free of key, looked up in the first series of series_mask that holds it: marked before the
+ * real call, counted out and recorded by vt_track_free_end once it has returned (hook rule 9,
+ * track.c). */
+static inline void free_begin(unsigned series_mask, uint64_t key, vt_api_t api, vt_free_t *f)
+{
+    vt_record_begin();
+    vt_track_free_begin_at(series_mask, key, api, f);
+}
+
+/* A runtime free of p. A NULL pointer is the documented no-op of cudaFree, cudaFreeHost and
+ * cudaFreeArray: nothing is recorded for it but an error. */
+static inline void rt_free_begin(unsigned series_mask, const void *p, vt_api_t api, vt_free_t *f)
+{
+    vt_record_begin();
+    f->found = false;
+    if (p)
+        vt_track_free_begin_at(series_mask, (uint64_t)p, api, f);
+}
+
+static inline void rt_free_end(vt_free_t *f, const void *p, bool ok, vt_api_t api)
+{
+    if (p) {
+        vt_track_free_end(f, ok, api);
+    } else if (!ok) {
+        vt_record_begin();
+        vt_track_failed(api);
+    }
+}
+
+/* A stream-ordered allocation about to be freed (f as free_begin found it): its bytes leave its
+ * pool's use once the free returns (vt_pools_before_free, vt_pools_after_free). Returns whether
+ * it is one. */
+static inline bool pool_free_begin(const vt_free_t *f)
+{
+    bool pooled = f->found && vt_api_stream_ordered(f->saved.api);
+    if (pooled)
+        vt_pools_before_free(f->saved.device, f->saved.size_bytes);
+    return pooled;
+}
+
+static inline void pool_free_end(const vt_free_t *f, bool pooled, bool ok)
+{
+    if (pooled)
+        vt_pools_after_free(f->saved.device, f->saved.size_bytes, ok);
+}
+
+/* A door's successful lookup: the pointer it answered replaced by our shim on an exact (base
+ * name, ABI version, flags) match (resolve.c), errno as the lookup left it. */
+static void substitute_keeping_errno(const char *symbol, void **pfn, int version, uint64_t flags)
+{
+    if (!vt_is_on())
+        return;
+    int saved_errno = errno;
+    vt_substitute(symbol, pfn, version, flags);
+    errno = saved_errno;
+}
+
 /* Arrays are counted at their logical size: elements × the format's size × the channels, by
  * rows (at least 1) and slices (at least 1: the depth, the layers of a layered array, 6 faces ×
  * layers for a cubemap, as cuda.h documents the descriptor), each mipmap level halving width,
@@ -317,16 +458,10 @@ VT_EXPORT CUresult cuGetProcAddress_v2(const char *symbol, void **pfn, int cudaV
                                        cuuint64_t flags,
                                        CUdriverProcAddressQueryResult *symbolStatus)
 {
-    vt_ensure_init();
-    __typeof__(&cuGetProcAddress_v2) real = VT_REAL(cuGetProcAddress_v2);
-    if (VT_UNLIKELY(!real))
-        return CU_NOT_FOUND;
+    VT_FIND_REAL(cuGetProcAddress_v2, CU_NOT_FOUND);
     CUresult rc = real(symbol, pfn, cudaVersion, flags, symbolStatus);
-    if (rc == CUDA_SUCCESS && vt_is_on()) {
-        int saved_errno = errno;
-        vt_substitute(symbol, pfn, cudaVersion, flags);
-        errno = saved_errno;
-    }
+    if (rc == CUDA_SUCCESS)
+        substitute_keeping_errno(symbol, pfn, cudaVersion, flags);
     return rc;
 }
 
@@ -334,16 +469,10 @@ VT_EXPORT CUresult cuGetProcAddress_v2(const char *symbol, void **pfn, int cudaV
 VT_EXPORT CUresult cuGetProcAddress(const char *symbol, void **pfn, int cudaVersion,
                                     cuuint64_t flags)
 {
-    vt_ensure_init();
-    __typeof__(&cuGetProcAddress) real = VT_REAL(cuGetProcAddress);
-    if (VT_UNLIKELY(!real))
-        return CU_NOT_FOUND;
+    VT_FIND_REAL(cuGetProcAddress, CU_NOT_FOUND);
     CUresult rc = real(symbol, pfn, cudaVersion, flags);
-    if (rc == CUDA_SUCCESS && vt_is_on()) {
-        int saved_errno = errno;
-        vt_substitute(symbol, pfn, cudaVersion, flags);
-        errno = saved_errno;
-    }
+    if (rc == CUDA_SUCCESS)
+        substitute_keeping_errno(symbol, pfn, cudaVersion, flags);
     return rc;
 }
 
@@ -353,12 +482,9 @@ VT_EXPORT CUresult cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytesize)
 {
     VT_ENTER(cuMemAlloc_v2, CU_NOT_FOUND, (dptr, bytesize));
     vt_inflight_add(bytesize);
-    CUresult rc = VT_CALL(real(dptr, bytesize));
-    int saved_errno = errno;
-    record_alloc(rc, VT_SERIES_DEVICE, DEVICE_CURRENT, rc ? 0 : *dptr, bytesize,
-                 VT_API_cuMemAlloc_v2, bytesize);
-    vt_leave(saved_errno);
-    return rc;
+    VT_CALL_SAVING_ERRNO(rc, real(dptr, bytesize));
+    record_device_alloc(rc, OUT_ON_SUCCESS(rc, dptr), bytesize, api, bytesize);
+    VT_RETURN(rc);
 }
 
 VT_EXPORT CUresult cuMemAllocPitch_v2(CUdeviceptr *dptr, size_t *pPitch, size_t WidthInBytes,
@@ -368,42 +494,28 @@ VT_EXPORT CUresult cuMemAllocPitch_v2(CUdeviceptr *dptr, size_t *pPitch, size_t 
              (dptr, pPitch, WidthInBytes, Height, ElementSizeBytes));
     uint64_t pending_bytes = (uint64_t)WidthInBytes * Height;
     vt_inflight_add(pending_bytes);
-    CUresult rc = VT_CALL(real(dptr, pPitch, WidthInBytes, Height, ElementSizeBytes));
-    int saved_errno = errno;
-    record_alloc(rc, VT_SERIES_DEVICE, DEVICE_CURRENT, rc ? 0 : *dptr,
-                 rc ? 0 : (uint64_t)*pPitch * Height, VT_API_cuMemAllocPitch_v2, pending_bytes);
-    vt_leave(saved_errno);
-    return rc;
+    VT_CALL_SAVING_ERRNO(rc, real(dptr, pPitch, WidthInBytes, Height, ElementSizeBytes));
+    record_device_alloc(rc, OUT_ON_SUCCESS(rc, dptr), rc ? 0 : (uint64_t)*pPitch * Height, api,
+                        pending_bytes);
+    VT_RETURN(rc);
 }
 
 VT_EXPORT CUresult cuMemAllocManaged(CUdeviceptr *dptr, size_t bytesize, unsigned int flags)
 {
     VT_ENTER(cuMemAllocManaged, CU_NOT_FOUND, (dptr, bytesize, flags));
-    CUresult rc = VT_CALL(real(dptr, bytesize, flags));
-    int saved_errno = errno;
-    record_alloc(rc, VT_SERIES_MANAGED, DEVICE_CURRENT, rc ? 0 : *dptr, bytesize,
-                 VT_API_cuMemAllocManaged, 0);
-    vt_leave(saved_errno);
-    return rc;
-}
-
-/* A free: marked before the real call, counted out once it has returned (track.c). */
-static CUresult free_device(__typeof__(&cuMemFree_v2) real, CUdeviceptr dptr, vt_api_t api)
-{
-    vt_free_t f;
-    vt_record_begin();
-    vt_track_free_begin_at(DEVICE_SERIES, dptr, api, &f);
-    CUresult rc = VT_CALL(real(dptr));
-    int saved_errno = errno;
-    vt_track_free_end(&f, rc == CUDA_SUCCESS, api);
-    vt_leave(saved_errno);
-    return rc;
+    VT_CALL_SAVING_ERRNO(rc, real(dptr, bytesize, flags));
+    record_managed_alloc(rc, OUT_ON_SUCCESS(rc, dptr), bytesize, api);
+    VT_RETURN(rc);
 }
 
 VT_EXPORT CUresult cuMemFree_v2(CUdeviceptr dptr)
 {
     VT_ENTER(cuMemFree_v2, CU_NOT_FOUND, (dptr));
-    return free_device(real, dptr, VT_API_cuMemFree_v2);
+    vt_free_t f;
+    free_begin(DEVICE_SERIES, dptr, api, &f);
+    VT_CALL_SAVING_ERRNO(rc, real(dptr));
+    vt_track_free_end(&f, rc == CUDA_SUCCESS, api);
+    VT_RETURN(rc);
 }
 
 /* ---- pinned host memory --------------------------------------------------------------------- */
@@ -411,167 +523,111 @@ VT_EXPORT CUresult cuMemFree_v2(CUdeviceptr dptr)
 VT_EXPORT CUresult cuMemHostAlloc(void **pp, size_t bytesize, unsigned int Flags)
 {
     VT_ENTER(cuMemHostAlloc, CU_NOT_FOUND, (pp, bytesize, Flags));
-    CUresult rc = VT_CALL(real(pp, bytesize, Flags));
-    int saved_errno = errno;
-    record_alloc(rc, VT_SERIES_PINNED, DEVICE_HOST, rc ? 0 : (uint64_t)*pp, bytesize,
-                 VT_API_cuMemHostAlloc, 0);
-    vt_leave(saved_errno);
-    return rc;
+    VT_CALL_SAVING_ERRNO(rc, real(pp, bytesize, Flags));
+    record_pinned_alloc(rc, OUT_ON_SUCCESS(rc, pp), bytesize, api);
+    VT_RETURN(rc);
 }
 
 VT_EXPORT CUresult cuMemAllocHost_v2(void **pp, size_t bytesize)
 {
     VT_ENTER(cuMemAllocHost_v2, CU_NOT_FOUND, (pp, bytesize));
-    CUresult rc = VT_CALL(real(pp, bytesize));
-    int saved_errno = errno;
-    record_alloc(rc, VT_SERIES_PINNED, DEVICE_HOST, rc ? 0 : (uint64_t)*pp, bytesize,
-                 VT_API_cuMemAllocHost_v2, 0);
-    vt_leave(saved_errno);
-    return rc;
+    VT_CALL_SAVING_ERRNO(rc, real(pp, bytesize));
+    record_pinned_alloc(rc, OUT_ON_SUCCESS(rc, pp), bytesize, api);
+    VT_RETURN(rc);
 }
 
 VT_EXPORT CUresult cuMemHostRegister_v2(void *p, size_t bytesize, unsigned int Flags)
 {
     VT_ENTER(cuMemHostRegister_v2, CU_NOT_FOUND, (p, bytesize, Flags));
-    CUresult rc = VT_CALL(real(p, bytesize, Flags));
-    int saved_errno = errno;
-    record_alloc(rc, VT_SERIES_PINNED, DEVICE_HOST, (uint64_t)p, bytesize,
-                 VT_API_cuMemHostRegister_v2, 0);
-    vt_leave(saved_errno);
-    return rc;
-}
-
-/* cuMemFreeHost and cuMemHostUnregister share the shape: a pinned-host free of p. */
-static CUresult free_pinned(CUresult (*real)(void *), void *p, vt_api_t api)
-{
-    vt_free_t f;
-    vt_record_begin();
-    vt_track_free_begin_at(PINNED_SERIES, (uint64_t)p, api, &f);
-    CUresult rc = VT_CALL(real(p));
-    int saved_errno = errno;
-    vt_track_free_end(&f, rc == CUDA_SUCCESS, api);
-    vt_leave(saved_errno);
-    return rc;
+    VT_CALL_SAVING_ERRNO(rc, real(p, bytesize, Flags));
+    record_pinned_alloc(rc, (uint64_t)p, bytesize, api);
+    VT_RETURN(rc);
 }
 
 VT_EXPORT CUresult cuMemFreeHost(void *p)
 {
     VT_ENTER(cuMemFreeHost, CU_NOT_FOUND, (p));
-    return free_pinned(real, p, VT_API_cuMemFreeHost);
+    vt_free_t f;
+    free_begin(PINNED_SERIES, (uint64_t)p, api, &f);
+    VT_CALL_SAVING_ERRNO(rc, real(p));
+    vt_track_free_end(&f, rc == CUDA_SUCCESS, api);
+    VT_RETURN(rc);
 }
 
 VT_EXPORT CUresult cuMemHostUnregister(void *p)
 {
     VT_ENTER(cuMemHostUnregister, CU_NOT_FOUND, (p));
-    return free_pinned(real, p, VT_API_cuMemHostUnregister);
+    vt_free_t f;
+    free_begin(PINNED_SERIES, (uint64_t)p, api, &f);
+    VT_CALL_SAVING_ERRNO(rc, real(p));
+    vt_track_free_end(&f, rc == CUDA_SUCCESS, api);
+    VT_RETURN(rc);
 }
 
 /* ---- stream-ordered allocation: counted when it succeeds, until its free ------------------- */
 
-/* The stream-ordered allocations and their _ptsz twins differ only in the real function they
- * forward to and the API they record. What the pool may grow by stays in flight until the pool
- * is sampled (vt_pools_request_bytes); record_alloc takes the request itself back. */
-static CUresult alloc_async(__typeof__(&cuMemAllocAsync) real, CUdeviceptr *dptr, size_t bytesize,
-                            CUstream hStream, vt_api_t api)
-{
-    uint64_t pending_bytes = vt_pools_request_bytes(bytesize);
-    vt_inflight_add(pending_bytes);
-    CUresult rc = VT_CALL(real(dptr, bytesize, hStream));
-    int saved_errno = errno;
-    int device = record_alloc(rc, VT_SERIES_DEVICE, DEVICE_OF_POINTER, rc ? 0 : *dptr, bytesize,
-                              api, bytesize);
-    if (device >= 0)
-        vt_pools_after_alloc(device, 0, bytesize);
-    vt_inflight_sub(pending_bytes - bytesize);
-    vt_leave(saved_errno);
-    return rc;
-}
-
-static CUresult alloc_from_pool(__typeof__(&cuMemAllocFromPoolAsync) real, CUdeviceptr *dptr,
-                                size_t bytesize, CUmemoryPool pool, CUstream hStream, vt_api_t api)
-{
-    uint64_t pending_bytes = vt_pools_request_bytes(bytesize);
-    vt_inflight_add(pending_bytes);
-    CUresult rc = VT_CALL(real(dptr, bytesize, pool, hStream));
-    int saved_errno = errno;
-    int device = record_alloc(rc, VT_SERIES_DEVICE, DEVICE_OF_POINTER, rc ? 0 : *dptr, bytesize,
-                              api, bytesize);
-    if (device >= 0)
-        vt_pools_after_alloc(device, (uint64_t)(uintptr_t)pool, bytesize);
-    vt_inflight_sub(pending_bytes - bytesize);
-    vt_leave(saved_errno);
-    return rc;
-}
-
 VT_EXPORT CUresult cuMemAllocAsync(CUdeviceptr *dptr, size_t bytesize, CUstream hStream)
 {
     VT_ENTER(cuMemAllocAsync, CU_NOT_FOUND, (dptr, bytesize, hStream));
-    return alloc_async(real, dptr, bytesize, hStream, VT_API_cuMemAllocAsync);
+    uint64_t pending_bytes = pool_alloc_begin(bytesize);
+    VT_CALL_SAVING_ERRNO(rc, real(dptr, bytesize, hStream));
+    pool_alloc_end(rc, OUT_ON_SUCCESS(rc, dptr), bytesize, 0, api, pending_bytes);
+    VT_RETURN(rc);
 }
 
 VT_EXPORT CUresult cuMemAllocAsync_ptsz(CUdeviceptr *dptr, size_t bytesize, CUstream hStream)
 {
     VT_ENTER(cuMemAllocAsync_ptsz, CU_NOT_FOUND, (dptr, bytesize, hStream));
-    return alloc_async(real, dptr, bytesize, hStream, VT_API_cuMemAllocAsync_ptsz);
+    uint64_t pending_bytes = pool_alloc_begin(bytesize);
+    VT_CALL_SAVING_ERRNO(rc, real(dptr, bytesize, hStream));
+    pool_alloc_end(rc, OUT_ON_SUCCESS(rc, dptr), bytesize, 0, api, pending_bytes);
+    VT_RETURN(rc);
 }
 
 VT_EXPORT CUresult cuMemAllocFromPoolAsync(CUdeviceptr *dptr, size_t bytesize, CUmemoryPool pool,
                                            CUstream hStream)
 {
     VT_ENTER(cuMemAllocFromPoolAsync, CU_NOT_FOUND, (dptr, bytesize, pool, hStream));
-    return alloc_from_pool(real, dptr, bytesize, pool, hStream, VT_API_cuMemAllocFromPoolAsync);
+    uint64_t pending_bytes = pool_alloc_begin(bytesize);
+    VT_CALL_SAVING_ERRNO(rc, real(dptr, bytesize, pool, hStream));
+    pool_alloc_end(rc, OUT_ON_SUCCESS(rc, dptr), bytesize, (uint64_t)(uintptr_t)pool, api,
+                   pending_bytes);
+    VT_RETURN(rc);
 }
 
 VT_EXPORT CUresult cuMemAllocFromPoolAsync_ptsz(CUdeviceptr *dptr, size_t bytesize,
                                                 CUmemoryPool pool, CUstream hStream)
 {
     VT_ENTER(cuMemAllocFromPoolAsync_ptsz, CU_NOT_FOUND, (dptr, bytesize, pool, hStream));
-    return alloc_from_pool(real, dptr, bytesize, pool, hStream,
-                           VT_API_cuMemAllocFromPoolAsync_ptsz);
-}
-
-/* A stream-ordered allocation about to be freed (f as vt_track_free_begin_at found it): its
- * bytes leave its pool's use once the free returns (vt_pools_before_free, vt_pools_after_free).
- * Returns whether it is one. */
-static bool pool_free_begin(const vt_free_t *f)
-{
-    bool pooled = f->found && vt_api_stream_ordered(f->saved.api);
-    if (pooled)
-        vt_pools_before_free(f->saved.device, f->saved.size_bytes);
-    return pooled;
-}
-
-static void pool_free_end(const vt_free_t *f, bool pooled, bool ok)
-{
-    if (pooled)
-        vt_pools_after_free(f->saved.device, f->saved.size_bytes, ok);
-}
-
-static CUresult free_async(__typeof__(&cuMemFreeAsync) real, CUdeviceptr dptr, CUstream hStream,
-                           vt_api_t api)
-{
-    vt_free_t f;
-    vt_record_begin();
-    vt_track_free_begin_at(DEVICE_SERIES, dptr, api, &f);
-    bool pooled = pool_free_begin(&f);
-    CUresult rc = VT_CALL(real(dptr, hStream));
-    int saved_errno = errno;
-    vt_track_free_end(&f, rc == CUDA_SUCCESS, api);
-    pool_free_end(&f, pooled, rc == CUDA_SUCCESS);
-    vt_leave(saved_errno);
-    return rc;
+    uint64_t pending_bytes = pool_alloc_begin(bytesize);
+    VT_CALL_SAVING_ERRNO(rc, real(dptr, bytesize, pool, hStream));
+    pool_alloc_end(rc, OUT_ON_SUCCESS(rc, dptr), bytesize, (uint64_t)(uintptr_t)pool, api,
+                   pending_bytes);
+    VT_RETURN(rc);
 }
 
 VT_EXPORT CUresult cuMemFreeAsync(CUdeviceptr dptr, CUstream hStream)
 {
     VT_ENTER(cuMemFreeAsync, CU_NOT_FOUND, (dptr, hStream));
-    return free_async(real, dptr, hStream, VT_API_cuMemFreeAsync);
+    vt_free_t f;
+    free_begin(DEVICE_SERIES, dptr, api, &f);
+    bool pooled = pool_free_begin(&f);
+    VT_CALL_SAVING_ERRNO(rc, real(dptr, hStream));
+    vt_track_free_end(&f, rc == CUDA_SUCCESS, api);
+    pool_free_end(&f, pooled, rc == CUDA_SUCCESS);
+    VT_RETURN(rc);
 }
 
 VT_EXPORT CUresult cuMemFreeAsync_ptsz(CUdeviceptr dptr, CUstream hStream)
 {
     VT_ENTER(cuMemFreeAsync_ptsz, CU_NOT_FOUND, (dptr, hStream));
-    return free_async(real, dptr, hStream, VT_API_cuMemFreeAsync_ptsz);
+    vt_free_t f;
+    free_begin(DEVICE_SERIES, dptr, api, &f);
+    bool pooled = pool_free_begin(&f);
+    VT_CALL_SAVING_ERRNO(rc, real(dptr, hStream));
+    vt_track_free_end(&f, rc == CUDA_SUCCESS, api);
+    pool_free_end(&f, pooled, rc == CUDA_SUCCESS);
+    VT_RETURN(rc);
 }
 
 /* ---- virtual memory management: physical handles, not mappings ------------------------------ */
@@ -585,23 +641,20 @@ VT_EXPORT CUresult cuMemCreate(CUmemGenericAllocationHandle *handle, size_t size
     bool on_device = prop && prop->location.type == CU_MEM_LOCATION_TYPE_DEVICE;
     uint64_t pending_bytes = on_device ? size : 0;
     vt_inflight_add(pending_bytes);
-    CUresult rc = VT_CALL(real(handle, size, prop, flags));
-    int saved_errno = errno;
+    VT_CALL_SAVING_ERRNO(rc, real(handle, size, prop, flags));
     if (rc == CUDA_SUCCESS && !vt_is_paused()) {
         if (on_device)
             describe_device(prop->location.id);
         vt_callsite_t cs;
-        vt_callsite_take(&cs, VT_API_cuMemCreate);
+        vt_callsite_take(&cs, api);
         vt_track_vmm_create_at(*handle, size, on_device ? VT_SERIES_DEVICE : VT_SERIES_PINNED,
-                               on_device ? prop->location.id : 0, VT_API_cuMemCreate, &cs,
-                               pending_bytes);
+                               on_device ? prop->location.id : 0, api, &cs, pending_bytes);
     } else {
         vt_inflight_sub(pending_bytes);
         if (rc != CUDA_SUCCESS)
-            vt_track_failed(VT_API_cuMemCreate);
+            vt_track_failed(api);
     }
-    vt_leave(saved_errno);
-    return rc;
+    VT_RETURN(rc);
 }
 
 VT_EXPORT CUresult cuMemRelease(CUmemGenericAllocationHandle handle)
@@ -610,45 +663,37 @@ VT_EXPORT CUresult cuMemRelease(CUmemGenericAllocationHandle handle)
     vt_free_t f;
     vt_record_begin();
     vt_track_vmm_release_begin(handle, &f);
-    CUresult rc = VT_CALL(real(handle));
-    int saved_errno = errno;
-    vt_track_vmm_release_end(&f, rc == CUDA_SUCCESS, VT_API_cuMemRelease);
-    vt_leave(saved_errno);
-    return rc;
+    VT_CALL_SAVING_ERRNO(rc, real(handle));
+    vt_track_vmm_release_end(&f, rc == CUDA_SUCCESS, api);
+    VT_RETURN(rc);
 }
 
 VT_EXPORT CUresult cuMemRetainAllocationHandle(CUmemGenericAllocationHandle *handle, void *addr)
 {
     VT_ENTER(cuMemRetainAllocationHandle, CU_NOT_FOUND, (handle, addr));
-    CUresult rc = VT_CALL(real(handle, addr));
-    int saved_errno = errno;
+    VT_CALL_SAVING_ERRNO(rc, real(handle, addr));
     if (rc == CUDA_SUCCESS)
         vt_track_vmm_retain(*handle);
-    vt_leave(saved_errno);
-    return rc;
+    VT_RETURN(rc);
 }
 
 VT_EXPORT CUresult cuMemMap(CUdeviceptr ptr, size_t size, size_t offset,
                             CUmemGenericAllocationHandle handle, unsigned long long flags)
 {
     VT_ENTER(cuMemMap, CU_NOT_FOUND, (ptr, size, offset, handle, flags));
-    CUresult rc = VT_CALL(real(ptr, size, offset, handle, flags));
-    int saved_errno = errno;
+    VT_CALL_SAVING_ERRNO(rc, real(ptr, size, offset, handle, flags));
     if (rc == CUDA_SUCCESS)
         vt_track_vmm_map(ptr, size, handle);
-    vt_leave(saved_errno);
-    return rc;
+    VT_RETURN(rc);
 }
 
 VT_EXPORT CUresult cuMemUnmap(CUdeviceptr ptr, size_t size)
 {
     VT_ENTER(cuMemUnmap, CU_NOT_FOUND, (ptr, size));
-    CUresult rc = VT_CALL(real(ptr, size));
-    int saved_errno = errno;
+    VT_CALL_SAVING_ERRNO(rc, real(ptr, size));
     if (rc == CUDA_SUCCESS)
-        vt_track_vmm_unmap(ptr, size, VT_API_cuMemUnmap);
-    vt_leave(saved_errno);
-    return rc;
+        vt_track_vmm_unmap(ptr, size, api);
+    VT_RETURN(rc);
 }
 
 /* Address reservations cost no memory: wrapped so every VMM call passes one door, counted
@@ -657,17 +702,15 @@ VT_EXPORT CUresult cuMemAddressReserve(CUdeviceptr *ptr, size_t size, size_t ali
                                        CUdeviceptr addr, unsigned long long flags)
 {
     VT_ENTER(cuMemAddressReserve, CU_NOT_FOUND, (ptr, size, alignment, addr, flags));
-    CUresult rc = VT_CALL(real(ptr, size, alignment, addr, flags));
-    vt_leave(errno);
-    return rc;
+    VT_CALL_SAVING_ERRNO(rc, real(ptr, size, alignment, addr, flags));
+    VT_RETURN(rc);
 }
 
 VT_EXPORT CUresult cuMemAddressFree(CUdeviceptr ptr, size_t size)
 {
     VT_ENTER(cuMemAddressFree, CU_NOT_FOUND, (ptr, size));
-    CUresult rc = VT_CALL(real(ptr, size));
-    vt_leave(errno);
-    return rc;
+    VT_CALL_SAVING_ERRNO(rc, real(ptr, size));
+    VT_RETURN(rc);
 }
 
 /* ---- arrays: keyed by handle, sized from the descriptor ------------------------------------- */
@@ -678,12 +721,9 @@ VT_EXPORT CUresult cuArrayCreate_v2(CUarray *pHandle, const CUDA_ARRAY_DESCRIPTO
     const CUDA_ARRAY_DESCRIPTOR *d = pAllocateArray;
     uint64_t size_bytes = d ? array_bytes(d->Width, d->Height, 0, d->Format, d->NumChannels) : 0;
     vt_inflight_add(size_bytes);
-    CUresult rc = VT_CALL(real(pHandle, pAllocateArray));
-    int saved_errno = errno;
-    record_alloc(rc, VT_SERIES_DEVICE, DEVICE_CURRENT, rc ? 0 : (uint64_t)*pHandle, size_bytes,
-                 VT_API_cuArrayCreate_v2, size_bytes);
-    vt_leave(saved_errno);
-    return rc;
+    VT_CALL_SAVING_ERRNO(rc, real(pHandle, pAllocateArray));
+    record_device_alloc(rc, OUT_ON_SUCCESS(rc, pHandle), size_bytes, api, size_bytes);
+    VT_RETURN(rc);
 }
 
 VT_EXPORT CUresult cuArray3DCreate_v2(CUarray *pHandle,
@@ -694,12 +734,9 @@ VT_EXPORT CUresult cuArray3DCreate_v2(CUarray *pHandle,
     uint64_t size_bytes =
         d ? array_bytes(d->Width, d->Height, d->Depth, d->Format, d->NumChannels) : 0;
     vt_inflight_add(size_bytes);
-    CUresult rc = VT_CALL(real(pHandle, pAllocateArray));
-    int saved_errno = errno;
-    record_alloc(rc, VT_SERIES_DEVICE, DEVICE_CURRENT, rc ? 0 : (uint64_t)*pHandle, size_bytes,
-                 VT_API_cuArray3DCreate_v2, size_bytes);
-    vt_leave(saved_errno);
-    return rc;
+    VT_CALL_SAVING_ERRNO(rc, real(pHandle, pAllocateArray));
+    record_device_alloc(rc, OUT_ON_SUCCESS(rc, pHandle), size_bytes, api, size_bytes);
+    VT_RETURN(rc);
 }
 
 VT_EXPORT CUresult cuMipmappedArrayCreate(CUmipmappedArray *pHandle,
@@ -710,46 +747,30 @@ VT_EXPORT CUresult cuMipmappedArrayCreate(CUmipmappedArray *pHandle,
     uint64_t total =
         pMipmappedArrayDesc ? mipmapped_array_bytes(pMipmappedArrayDesc, numMipmapLevels) : 0;
     vt_inflight_add(total);
-    CUresult rc = VT_CALL(real(pHandle, pMipmappedArrayDesc, numMipmapLevels));
-    int saved_errno = errno;
-    record_alloc(rc, VT_SERIES_DEVICE, DEVICE_CURRENT, rc ? 0 : (uint64_t)*pHandle, total,
-                 VT_API_cuMipmappedArrayCreate, total);
-    vt_leave(saved_errno);
-    return rc;
+    VT_CALL_SAVING_ERRNO(rc, real(pHandle, pMipmappedArrayDesc, numMipmapLevels));
+    record_device_alloc(rc, OUT_ON_SUCCESS(rc, pHandle), total, api, total);
+    VT_RETURN(rc);
 }
 
 /* Arrays are keyed by their handle. */
-static void free_array_begin(const void *handle, vt_api_t api, vt_free_t *f)
-{
-    vt_record_begin();
-    vt_track_free_begin_at(VT_MASK(VT_SERIES_DEVICE), (uint64_t)handle, api, f);
-}
-
-static void free_array_end(vt_free_t *f, CUresult rc, vt_api_t api)
-{
-    int saved_errno = errno;
-    vt_track_free_end(f, rc == CUDA_SUCCESS, api);
-    vt_leave(saved_errno);
-}
-
 VT_EXPORT CUresult cuArrayDestroy(CUarray hArray)
 {
     VT_ENTER(cuArrayDestroy, CU_NOT_FOUND, (hArray));
     vt_free_t f;
-    free_array_begin(hArray, VT_API_cuArrayDestroy, &f);
-    CUresult rc = VT_CALL(real(hArray));
-    free_array_end(&f, rc, VT_API_cuArrayDestroy);
-    return rc;
+    free_begin(VT_MASK(VT_SERIES_DEVICE), (uint64_t)(uintptr_t)hArray, api, &f);
+    VT_CALL_SAVING_ERRNO(rc, real(hArray));
+    vt_track_free_end(&f, rc == CUDA_SUCCESS, api);
+    VT_RETURN(rc);
 }
 
 VT_EXPORT CUresult cuMipmappedArrayDestroy(CUmipmappedArray hMipmappedArray)
 {
     VT_ENTER(cuMipmappedArrayDestroy, CU_NOT_FOUND, (hMipmappedArray));
     vt_free_t f;
-    free_array_begin(hMipmappedArray, VT_API_cuMipmappedArrayDestroy, &f);
-    CUresult rc = VT_CALL(real(hMipmappedArray));
-    free_array_end(&f, rc, VT_API_cuMipmappedArrayDestroy);
-    return rc;
+    free_begin(VT_MASK(VT_SERIES_DEVICE), (uint64_t)(uintptr_t)hMipmappedArray, api, &f);
+    VT_CALL_SAVING_ERRNO(rc, real(hMipmappedArray));
+    vt_track_free_end(&f, rc == CUDA_SUCCESS, api);
+    VT_RETURN(rc);
 }
 
 /* ---- a peer's memory (IPC): its own series, sized by the driver ----------------------------- */
@@ -766,35 +787,28 @@ static void record_ipc_open(CUresult rc, CUdeviceptr dptr, vt_api_t api)
 VT_EXPORT CUresult cuIpcOpenMemHandle(CUdeviceptr *pdptr, CUipcMemHandle handle, unsigned int Flags)
 {
     VT_ENTER(cuIpcOpenMemHandle, CU_NOT_FOUND, (pdptr, handle, Flags));
-    CUresult rc = VT_CALL(real(pdptr, handle, Flags));
-    int saved_errno = errno;
-    record_ipc_open(rc, rc ? 0 : *pdptr, VT_API_cuIpcOpenMemHandle);
-    vt_leave(saved_errno);
-    return rc;
+    VT_CALL_SAVING_ERRNO(rc, real(pdptr, handle, Flags));
+    record_ipc_open(rc, OUT_ON_SUCCESS(rc, pdptr), api);
+    VT_RETURN(rc);
 }
 
 VT_EXPORT CUresult cuIpcOpenMemHandle_v2(CUdeviceptr *pdptr, CUipcMemHandle handle,
                                          unsigned int Flags)
 {
     VT_ENTER(cuIpcOpenMemHandle_v2, CU_NOT_FOUND, (pdptr, handle, Flags));
-    CUresult rc = VT_CALL(real(pdptr, handle, Flags));
-    int saved_errno = errno;
-    record_ipc_open(rc, rc ? 0 : *pdptr, VT_API_cuIpcOpenMemHandle_v2);
-    vt_leave(saved_errno);
-    return rc;
+    VT_CALL_SAVING_ERRNO(rc, real(pdptr, handle, Flags));
+    record_ipc_open(rc, OUT_ON_SUCCESS(rc, pdptr), api);
+    VT_RETURN(rc);
 }
 
 VT_EXPORT CUresult cuIpcCloseMemHandle(CUdeviceptr dptr)
 {
     VT_ENTER(cuIpcCloseMemHandle, CU_NOT_FOUND, (dptr));
     vt_free_t f;
-    vt_record_begin();
-    vt_track_free_begin_at(VT_MASK(VT_SERIES_IMPORTED), dptr, VT_API_cuIpcCloseMemHandle, &f);
-    CUresult rc = VT_CALL(real(dptr));
-    int saved_errno = errno;
-    vt_track_free_end(&f, rc == CUDA_SUCCESS, VT_API_cuIpcCloseMemHandle);
-    vt_leave(saved_errno);
-    return rc;
+    free_begin(VT_MASK(VT_SERIES_IMPORTED), dptr, api, &f);
+    VT_CALL_SAVING_ERRNO(rc, real(dptr));
+    vt_track_free_end(&f, rc == CUDA_SUCCESS, api);
+    VT_RETURN(rc);
 }
 
 /* ---- graph memory: the driver's reserve, sampled where it can change ------------------------ */
@@ -814,41 +828,33 @@ static void sample_graph_memory(int device, vt_api_t api)
 VT_EXPORT CUresult cuGraphLaunch(CUgraphExec hGraphExec, CUstream hStream)
 {
     VT_ENTER(cuGraphLaunch, CU_NOT_FOUND, (hGraphExec, hStream));
-    CUresult rc = VT_CALL(real(hGraphExec, hStream));
-    int saved_errno = errno;
-    sample_graph_memory(vt_current_device(), VT_API_cuGraphLaunch);
-    vt_leave(saved_errno);
-    return rc;
+    VT_CALL_SAVING_ERRNO(rc, real(hGraphExec, hStream));
+    sample_graph_memory(vt_current_device(), api);
+    VT_RETURN(rc);
 }
 
 VT_EXPORT CUresult cuGraphLaunch_ptsz(CUgraphExec hGraphExec, CUstream hStream)
 {
     VT_ENTER(cuGraphLaunch_ptsz, CU_NOT_FOUND, (hGraphExec, hStream));
-    CUresult rc = VT_CALL(real(hGraphExec, hStream));
-    int saved_errno = errno;
-    sample_graph_memory(vt_current_device(), VT_API_cuGraphLaunch_ptsz);
-    vt_leave(saved_errno);
-    return rc;
+    VT_CALL_SAVING_ERRNO(rc, real(hGraphExec, hStream));
+    sample_graph_memory(vt_current_device(), api);
+    VT_RETURN(rc);
 }
 
 VT_EXPORT CUresult cuGraphExecDestroy(CUgraphExec hGraphExec)
 {
     VT_ENTER(cuGraphExecDestroy, CU_NOT_FOUND, (hGraphExec));
-    CUresult rc = VT_CALL(real(hGraphExec));
-    int saved_errno = errno;
-    sample_graph_memory(vt_current_device(), VT_API_cuGraphExecDestroy);
-    vt_leave(saved_errno);
-    return rc;
+    VT_CALL_SAVING_ERRNO(rc, real(hGraphExec));
+    sample_graph_memory(vt_current_device(), api);
+    VT_RETURN(rc);
 }
 
 VT_EXPORT CUresult cuDeviceGraphMemTrim(CUdevice device)
 {
     VT_ENTER(cuDeviceGraphMemTrim, CU_NOT_FOUND, (device));
-    CUresult rc = VT_CALL(real(device));
-    int saved_errno = errno;
-    sample_graph_memory(device, VT_API_cuDeviceGraphMemTrim);
-    vt_leave(saved_errno);
-    return rc;
+    VT_CALL_SAVING_ERRNO(rc, real(device));
+    sample_graph_memory(device, api);
+    VT_RETURN(rc);
 }
 
 /* ---- synchronizations and trims: where a pool's reservation can shrink ---------------------- */
@@ -857,11 +863,9 @@ VT_EXPORT CUresult cuDeviceGraphMemTrim(CUdevice device)
     VT_EXPORT CUresult name params                                                                 \
     {                                                                                              \
         VT_ENTER(name, CU_NOT_FOUND, args);                                                        \
-        CUresult rc = VT_CALL(real args);                                                          \
-        int saved_errno = errno;                                                                   \
+        VT_CALL_SAVING_ERRNO(rc, real args);                                                       \
         vt_pools_at_sync();                                                                        \
-        vt_leave(saved_errno);                                                                     \
-        return rc;                                                                                 \
+        VT_RETURN(rc);                                                                             \
     }
 SYNC_SHIM(cuCtxSynchronize, (void), ())
 SYNC_SHIM(cuStreamSynchronize, (CUstream hStream), (hStream))
@@ -871,24 +875,20 @@ SYNC_SHIM(cuEventSynchronize, (CUevent hEvent), (hEvent))
 VT_EXPORT CUresult cuMemPoolTrimTo(CUmemoryPool pool, size_t minBytesToKeep)
 {
     VT_ENTER(cuMemPoolTrimTo, CU_NOT_FOUND, (pool, minBytesToKeep));
-    CUresult rc = VT_CALL(real(pool, minBytesToKeep));
-    int saved_errno = errno;
+    VT_CALL_SAVING_ERRNO(rc, real(pool, minBytesToKeep));
     if (rc == CUDA_SUCCESS)
         vt_pools_at_trim((uint64_t)(uintptr_t)pool);
-    vt_leave(saved_errno);
-    return rc;
+    VT_RETURN(rc);
 }
 
 /* The device's current pool, where cuMemAllocAsync allocates from now on. */
 VT_EXPORT CUresult cuDeviceSetMemPool(CUdevice dev, CUmemoryPool pool)
 {
     VT_ENTER(cuDeviceSetMemPool, CU_NOT_FOUND, (dev, pool));
-    CUresult rc = VT_CALL(real(dev, pool));
-    int saved_errno = errno;
+    VT_CALL_SAVING_ERRNO(rc, real(dev, pool));
     if (rc == CUDA_SUCCESS)
         vt_pools_current_changed((int)dev);
-    vt_leave(saved_errno);
-    return rc;
+    VT_RETURN(rc);
 }
 
 /* ---- context teardown: a context's allocations vanish without a free call ------------------- */
@@ -897,43 +897,41 @@ VT_EXPORT CUresult cuDeviceSetMemPool(CUdevice dev, CUmemoryPool pool)
  * inside one of its own calls (nested), so that its teardown drops only what it made. */
 VT_EXPORT CUresult cuDevicePrimaryCtxRetain(CUcontext *pctx, CUdevice dev)
 {
-    vt_ensure_init();
-    __typeof__(&cuDevicePrimaryCtxRetain) real = VT_REAL(cuDevicePrimaryCtxRetain);
-    if (VT_UNLIKELY(!real))
-        return CU_NOT_FOUND;
+    VT_FIND_REAL(cuDevicePrimaryCtxRetain, CU_NOT_FOUND);
     CUresult rc = real(pctx, dev);
     if (rc == CUDA_SUCCESS && pctx)
         vt_note_primary_context(dev, (uint64_t)(uintptr_t)*pctx);
     return rc;
 }
 
+/* What dev's primary context held when the call began (serial_before) is gone with it, and so
+ * are its pools' reservations. */
+static void drop_primary_context(CUdevice dev, uint64_t serial_before, vt_api_t api)
+{
+    vt_track_drop_device(dev, vt_primary_context(dev), serial_before, api);
+    vt_pools_at_teardown(dev);
+}
+
 VT_EXPORT CUresult cuCtxDestroy_v2(CUcontext ctx)
 {
     VT_ENTER(cuCtxDestroy_v2, CU_NOT_FOUND, (ctx));
     uint64_t serial_before = vt_track_serial();
-    CUresult rc = VT_CALL(real(ctx));
-    int saved_errno = errno;
+    VT_CALL_SAVING_ERRNO(rc, real(ctx));
     if (rc == CUDA_SUCCESS) {
         vt_context_destroyed();
-        vt_track_drop_context((uint64_t)(uintptr_t)ctx, serial_before, VT_API_cuCtxDestroy_v2);
+        vt_track_drop_context((uint64_t)(uintptr_t)ctx, serial_before, api);
     }
-    vt_leave(saved_errno);
-    return rc;
+    VT_RETURN(rc);
 }
 
 VT_EXPORT CUresult cuDevicePrimaryCtxReset_v2(CUdevice dev)
 {
     VT_ENTER(cuDevicePrimaryCtxReset_v2, CU_NOT_FOUND, (dev));
     uint64_t serial_before = vt_track_serial();
-    CUresult rc = VT_CALL(real(dev));
-    int saved_errno = errno;
-    if (rc == CUDA_SUCCESS) {
-        vt_track_drop_device(dev, vt_primary_context(dev), serial_before,
-                             VT_API_cuDevicePrimaryCtxReset_v2);
-        vt_pools_at_teardown(dev);
-    }
-    vt_leave(saved_errno);
-    return rc;
+    VT_CALL_SAVING_ERRNO(rc, real(dev));
+    if (rc == CUDA_SUCCESS)
+        drop_primary_context(dev, serial_before, api);
+    VT_RETURN(rc);
 }
 
 /* Only the last release destroys the context; the driver says whether this was it. */
@@ -941,18 +939,13 @@ VT_EXPORT CUresult cuDevicePrimaryCtxRelease_v2(CUdevice dev)
 {
     VT_ENTER(cuDevicePrimaryCtxRelease_v2, CU_NOT_FOUND, (dev));
     uint64_t serial_before = vt_track_serial();
-    CUresult rc = VT_CALL(real(dev));
-    int saved_errno = errno;
+    VT_CALL_SAVING_ERRNO(rc, real(dev));
     __typeof__(&cuDevicePrimaryCtxGetState) state = VT_REAL(cuDevicePrimaryCtxGetState);
     unsigned int flags = 0;
     int active = 1;
-    if (rc == CUDA_SUCCESS && state && state(dev, &flags, &active) == CUDA_SUCCESS && !active) {
-        vt_track_drop_device(dev, vt_primary_context(dev), serial_before,
-                             VT_API_cuDevicePrimaryCtxRelease_v2);
-        vt_pools_at_teardown(dev);
-    }
-    vt_leave(saved_errno);
-    return rc;
+    if (rc == CUDA_SUCCESS && state && state(dev, &flags, &active) == CUDA_SUCCESS && !active)
+        drop_primary_context(dev, serial_before, api);
+    VT_RETURN(rc);
 }
 
 /* ---- the runtime: one event per call, attributed to the runtime API ------------------------- */
@@ -965,12 +958,9 @@ VT_EXPORT cudaError_t cudaMalloc(void **devPtr, size_t size)
 {
     VT_ENTER(cudaMalloc, RT_NOT_FOUND, (devPtr, size));
     vt_inflight_add(size);
-    cudaError_t rc = VT_CALL(real(devPtr, size));
-    int saved_errno = errno;
-    record_alloc(rc, VT_SERIES_DEVICE, DEVICE_CURRENT, rc ? 0 : (uint64_t)*devPtr, size,
-                 VT_API_cudaMalloc, size);
-    vt_leave(saved_errno);
-    return rc;
+    VT_CALL_SAVING_ERRNO(rc, real(devPtr, size));
+    record_device_alloc(rc, OUT_ON_SUCCESS(rc, devPtr), size, api, size);
+    VT_RETURN(rc);
 }
 
 VT_EXPORT cudaError_t cudaMallocPitch(void **devPtr, size_t *pitch, size_t width, size_t height)
@@ -978,12 +968,10 @@ VT_EXPORT cudaError_t cudaMallocPitch(void **devPtr, size_t *pitch, size_t width
     VT_ENTER(cudaMallocPitch, RT_NOT_FOUND, (devPtr, pitch, width, height));
     uint64_t pending_bytes = (uint64_t)width * height;
     vt_inflight_add(pending_bytes);
-    cudaError_t rc = VT_CALL(real(devPtr, pitch, width, height));
-    int saved_errno = errno;
-    record_alloc(rc, VT_SERIES_DEVICE, DEVICE_CURRENT, rc ? 0 : (uint64_t)*devPtr,
-                 rc ? 0 : (uint64_t)*pitch * height, VT_API_cudaMallocPitch, pending_bytes);
-    vt_leave(saved_errno);
-    return rc;
+    VT_CALL_SAVING_ERRNO(rc, real(devPtr, pitch, width, height));
+    record_device_alloc(rc, OUT_ON_SUCCESS(rc, devPtr), rc ? 0 : (uint64_t)*pitch * height, api,
+                        pending_bytes);
+    VT_RETURN(rc);
 }
 
 VT_EXPORT cudaError_t cudaMalloc3D(struct cudaPitchedPtr *pitchedDevPtr, struct cudaExtent extent)
@@ -993,12 +981,10 @@ VT_EXPORT cudaError_t cudaMalloc3D(struct cudaPitchedPtr *pitchedDevPtr, struct 
         (uint64_t)(extent.height ? extent.height : 1) * (extent.depth ? extent.depth : 1);
     uint64_t pending_bytes = extent.width * rows;
     vt_inflight_add(pending_bytes);
-    cudaError_t rc = VT_CALL(real(pitchedDevPtr, extent));
-    int saved_errno = errno;
-    record_alloc(rc, VT_SERIES_DEVICE, DEVICE_CURRENT, rc ? 0 : (uint64_t)pitchedDevPtr->ptr,
-                 rc ? 0 : pitchedDevPtr->pitch * rows, VT_API_cudaMalloc3D, pending_bytes);
-    vt_leave(saved_errno);
-    return rc;
+    VT_CALL_SAVING_ERRNO(rc, real(pitchedDevPtr, extent));
+    record_device_alloc(rc, rc ? 0 : (uint64_t)pitchedDevPtr->ptr,
+                        rc ? 0 : pitchedDevPtr->pitch * rows, api, pending_bytes);
+    VT_RETURN(rc);
 }
 
 VT_EXPORT cudaError_t cudaMallocArray(cudaArray_t *array, const struct cudaChannelFormatDesc *desc,
@@ -1008,213 +994,145 @@ VT_EXPORT cudaError_t cudaMallocArray(cudaArray_t *array, const struct cudaChann
     uint64_t elem_bits = desc ? (uint64_t)(desc->x + desc->y + desc->z + desc->w) : 0;
     uint64_t size_bytes = elem_bits / 8 * width * (height ? height : 1);
     vt_inflight_add(size_bytes);
-    cudaError_t rc = VT_CALL(real(array, desc, width, height, flags));
-    int saved_errno = errno;
-    record_alloc(rc, VT_SERIES_DEVICE, DEVICE_CURRENT, rc ? 0 : (uint64_t)*array, size_bytes,
-                 VT_API_cudaMallocArray, size_bytes);
-    vt_leave(saved_errno);
-    return rc;
+    VT_CALL_SAVING_ERRNO(rc, real(array, desc, width, height, flags));
+    record_device_alloc(rc, OUT_ON_SUCCESS(rc, array), size_bytes, api, size_bytes);
+    VT_RETURN(rc);
 }
 
 VT_EXPORT cudaError_t cudaMallocManaged(void **devPtr, size_t size, unsigned int flags)
 {
     VT_ENTER(cudaMallocManaged, RT_NOT_FOUND, (devPtr, size, flags));
-    cudaError_t rc = VT_CALL(real(devPtr, size, flags));
-    int saved_errno = errno;
-    record_alloc(rc, VT_SERIES_MANAGED, DEVICE_CURRENT, rc ? 0 : (uint64_t)*devPtr, size,
-                 VT_API_cudaMallocManaged, 0);
-    vt_leave(saved_errno);
-    return rc;
+    VT_CALL_SAVING_ERRNO(rc, real(devPtr, size, flags));
+    record_managed_alloc(rc, OUT_ON_SUCCESS(rc, devPtr), size, api);
+    VT_RETURN(rc);
 }
 
 VT_EXPORT cudaError_t cudaMallocHost(void **ptr, size_t size)
 {
     VT_ENTER(cudaMallocHost, RT_NOT_FOUND, (ptr, size));
-    cudaError_t rc = VT_CALL(real(ptr, size));
-    int saved_errno = errno;
-    record_alloc(rc, VT_SERIES_PINNED, DEVICE_HOST, rc ? 0 : (uint64_t)*ptr, size,
-                 VT_API_cudaMallocHost, 0);
-    vt_leave(saved_errno);
-    return rc;
+    VT_CALL_SAVING_ERRNO(rc, real(ptr, size));
+    record_pinned_alloc(rc, OUT_ON_SUCCESS(rc, ptr), size, api);
+    VT_RETURN(rc);
 }
 
 VT_EXPORT cudaError_t cudaHostAlloc(void **pHost, size_t size, unsigned int flags)
 {
     VT_ENTER(cudaHostAlloc, RT_NOT_FOUND, (pHost, size, flags));
-    cudaError_t rc = VT_CALL(real(pHost, size, flags));
-    int saved_errno = errno;
-    record_alloc(rc, VT_SERIES_PINNED, DEVICE_HOST, rc ? 0 : (uint64_t)*pHost, size,
-                 VT_API_cudaHostAlloc, 0);
-    vt_leave(saved_errno);
-    return rc;
+    VT_CALL_SAVING_ERRNO(rc, real(pHost, size, flags));
+    record_pinned_alloc(rc, OUT_ON_SUCCESS(rc, pHost), size, api);
+    VT_RETURN(rc);
 }
 
 VT_EXPORT cudaError_t cudaHostRegister(void *ptr, size_t size, unsigned int flags)
 {
     VT_ENTER(cudaHostRegister, RT_NOT_FOUND, (ptr, size, flags));
-    cudaError_t rc = VT_CALL(real(ptr, size, flags));
-    int saved_errno = errno;
-    record_alloc(rc, VT_SERIES_PINNED, DEVICE_HOST, (uint64_t)ptr, size, VT_API_cudaHostRegister,
-                 0);
-    vt_leave(saved_errno);
-    return rc;
-}
-
-/* As alloc_async and alloc_from_pool. */
-static cudaError_t rt_alloc_async(__typeof__(&cudaMallocAsync) real, void **devPtr, size_t size,
-                                  cudaStream_t hStream, vt_api_t api)
-{
-    uint64_t pending_bytes = vt_pools_request_bytes(size);
-    vt_inflight_add(pending_bytes);
-    cudaError_t rc = VT_CALL(real(devPtr, size, hStream));
-    int saved_errno = errno;
-    int device = record_alloc(rc, VT_SERIES_DEVICE, DEVICE_OF_POINTER, rc ? 0 : (uint64_t)*devPtr,
-                              size, api, size);
-    if (device >= 0)
-        vt_pools_after_alloc(device, 0, size);
-    vt_inflight_sub(pending_bytes - size);
-    vt_leave(saved_errno);
-    return rc;
-}
-
-static cudaError_t rt_alloc_from_pool(__typeof__(&cudaMallocFromPoolAsync) real, void **ptr,
-                                      size_t size, cudaMemPool_t memPool, cudaStream_t stream,
-                                      vt_api_t api)
-{
-    uint64_t pending_bytes = vt_pools_request_bytes(size);
-    vt_inflight_add(pending_bytes);
-    cudaError_t rc = VT_CALL(real(ptr, size, memPool, stream));
-    int saved_errno = errno;
-    int device = record_alloc(rc, VT_SERIES_DEVICE, DEVICE_OF_POINTER, rc ? 0 : (uint64_t)*ptr,
-                              size, api, size);
-    if (device >= 0)
-        vt_pools_after_alloc(device, (uint64_t)(uintptr_t)memPool, size);
-    vt_inflight_sub(pending_bytes - size);
-    vt_leave(saved_errno);
-    return rc;
+    VT_CALL_SAVING_ERRNO(rc, real(ptr, size, flags));
+    record_pinned_alloc(rc, (uint64_t)ptr, size, api);
+    VT_RETURN(rc);
 }
 
 VT_EXPORT cudaError_t cudaMallocAsync(void **devPtr, size_t size, cudaStream_t hStream)
 {
     VT_ENTER(cudaMallocAsync, RT_NOT_FOUND, (devPtr, size, hStream));
-    return rt_alloc_async(real, devPtr, size, hStream, VT_API_cudaMallocAsync);
+    uint64_t pending_bytes = pool_alloc_begin(size);
+    VT_CALL_SAVING_ERRNO(rc, real(devPtr, size, hStream));
+    pool_alloc_end(rc, OUT_ON_SUCCESS(rc, devPtr), size, 0, api, pending_bytes);
+    VT_RETURN(rc);
 }
 
 VT_EXPORT cudaError_t cudaMallocAsync_ptsz(void **devPtr, size_t size, cudaStream_t hStream)
 {
     VT_ENTER(cudaMallocAsync_ptsz, RT_NOT_FOUND, (devPtr, size, hStream));
-    return rt_alloc_async(real, devPtr, size, hStream, VT_API_cudaMallocAsync_ptsz);
+    uint64_t pending_bytes = pool_alloc_begin(size);
+    VT_CALL_SAVING_ERRNO(rc, real(devPtr, size, hStream));
+    pool_alloc_end(rc, OUT_ON_SUCCESS(rc, devPtr), size, 0, api, pending_bytes);
+    VT_RETURN(rc);
 }
 
 VT_EXPORT cudaError_t cudaMallocFromPoolAsync(void **ptr, size_t size, cudaMemPool_t memPool,
                                               cudaStream_t stream)
 {
     VT_ENTER(cudaMallocFromPoolAsync, RT_NOT_FOUND, (ptr, size, memPool, stream));
-    return rt_alloc_from_pool(real, ptr, size, memPool, stream, VT_API_cudaMallocFromPoolAsync);
+    uint64_t pending_bytes = pool_alloc_begin(size);
+    VT_CALL_SAVING_ERRNO(rc, real(ptr, size, memPool, stream));
+    pool_alloc_end(rc, OUT_ON_SUCCESS(rc, ptr), size, (uint64_t)(uintptr_t)memPool, api,
+                   pending_bytes);
+    VT_RETURN(rc);
 }
 
 VT_EXPORT cudaError_t cudaMallocFromPoolAsync_ptsz(void **ptr, size_t size, cudaMemPool_t memPool,
                                                    cudaStream_t stream)
 {
     VT_ENTER(cudaMallocFromPoolAsync_ptsz, RT_NOT_FOUND, (ptr, size, memPool, stream));
-    return rt_alloc_from_pool(real, ptr, size, memPool, stream,
-                              VT_API_cudaMallocFromPoolAsync_ptsz);
-}
-
-/* A runtime free of p in the given series. A NULL pointer is the documented no-op of
- * cudaFree, cudaFreeHost and cudaFreeArray: nothing is recorded for it but an error. */
-static void rt_free_begin(unsigned series_mask, const void *p, vt_api_t api, vt_free_t *f)
-{
-    vt_record_begin();
-    f->found = false;
-    if (p)
-        vt_track_free_begin_at(series_mask, (uint64_t)p, api, f);
-}
-
-static void rt_free_end(vt_free_t *f, const void *p, cudaError_t rc, vt_api_t api)
-{
-    if (p) {
-        vt_track_free_end(f, RT_OK(rc), api);
-    } else if (!RT_OK(rc)) {
-        vt_record_begin();
-        vt_track_failed(api);
-    }
+    uint64_t pending_bytes = pool_alloc_begin(size);
+    VT_CALL_SAVING_ERRNO(rc, real(ptr, size, memPool, stream));
+    pool_alloc_end(rc, OUT_ON_SUCCESS(rc, ptr), size, (uint64_t)(uintptr_t)memPool, api,
+                   pending_bytes);
+    VT_RETURN(rc);
 }
 
 VT_EXPORT cudaError_t cudaFree(void *devPtr)
 {
     VT_ENTER(cudaFree, RT_NOT_FOUND, (devPtr));
     vt_free_t f;
-    rt_free_begin(DEVICE_SERIES, devPtr, VT_API_cudaFree, &f);
-    cudaError_t rc = VT_CALL(real(devPtr));
-    int saved_errno = errno;
-    rt_free_end(&f, devPtr, rc, VT_API_cudaFree);
-    vt_leave(saved_errno);
-    return rc;
+    rt_free_begin(DEVICE_SERIES, devPtr, api, &f);
+    VT_CALL_SAVING_ERRNO(rc, real(devPtr));
+    rt_free_end(&f, devPtr, RT_OK(rc), api);
+    VT_RETURN(rc);
 }
 
 VT_EXPORT cudaError_t cudaFreeArray(cudaArray_t array)
 {
     VT_ENTER(cudaFreeArray, RT_NOT_FOUND, (array));
     vt_free_t f;
-    rt_free_begin(VT_MASK(VT_SERIES_DEVICE), array, VT_API_cudaFreeArray, &f);
-    cudaError_t rc = VT_CALL(real(array));
-    int saved_errno = errno;
-    rt_free_end(&f, array, rc, VT_API_cudaFreeArray);
-    vt_leave(saved_errno);
-    return rc;
+    rt_free_begin(VT_MASK(VT_SERIES_DEVICE), array, api, &f);
+    VT_CALL_SAVING_ERRNO(rc, real(array));
+    rt_free_end(&f, array, RT_OK(rc), api);
+    VT_RETURN(rc);
 }
 
 VT_EXPORT cudaError_t cudaFreeHost(void *ptr)
 {
     VT_ENTER(cudaFreeHost, RT_NOT_FOUND, (ptr));
     vt_free_t f;
-    rt_free_begin(PINNED_SERIES, ptr, VT_API_cudaFreeHost, &f);
-    cudaError_t rc = VT_CALL(real(ptr));
-    int saved_errno = errno;
-    rt_free_end(&f, ptr, rc, VT_API_cudaFreeHost);
-    vt_leave(saved_errno);
-    return rc;
+    rt_free_begin(PINNED_SERIES, ptr, api, &f);
+    VT_CALL_SAVING_ERRNO(rc, real(ptr));
+    rt_free_end(&f, ptr, RT_OK(rc), api);
+    VT_RETURN(rc);
 }
 
 VT_EXPORT cudaError_t cudaHostUnregister(void *ptr)
 {
     VT_ENTER(cudaHostUnregister, RT_NOT_FOUND, (ptr));
     vt_free_t f;
-    rt_free_begin(PINNED_SERIES, ptr, VT_API_cudaHostUnregister, &f);
-    cudaError_t rc = VT_CALL(real(ptr));
-    int saved_errno = errno;
-    rt_free_end(&f, ptr, rc, VT_API_cudaHostUnregister);
-    vt_leave(saved_errno);
-    return rc;
+    rt_free_begin(PINNED_SERIES, ptr, api, &f);
+    VT_CALL_SAVING_ERRNO(rc, real(ptr));
+    rt_free_end(&f, ptr, RT_OK(rc), api);
+    VT_RETURN(rc);
 }
 
 VT_EXPORT cudaError_t cudaFreeAsync(void *devPtr, cudaStream_t hStream)
 {
     VT_ENTER(cudaFreeAsync, RT_NOT_FOUND, (devPtr, hStream));
     vt_free_t f;
-    rt_free_begin(DEVICE_SERIES, devPtr, VT_API_cudaFreeAsync, &f);
+    rt_free_begin(DEVICE_SERIES, devPtr, api, &f);
     bool pooled = pool_free_begin(&f);
-    cudaError_t rc = VT_CALL(real(devPtr, hStream));
-    int saved_errno = errno;
-    rt_free_end(&f, devPtr, rc, VT_API_cudaFreeAsync);
+    VT_CALL_SAVING_ERRNO(rc, real(devPtr, hStream));
+    rt_free_end(&f, devPtr, RT_OK(rc), api);
     pool_free_end(&f, pooled, RT_OK(rc));
-    vt_leave(saved_errno);
-    return rc;
+    VT_RETURN(rc);
 }
 
 VT_EXPORT cudaError_t cudaFreeAsync_ptsz(void *devPtr, cudaStream_t hStream)
 {
     VT_ENTER(cudaFreeAsync_ptsz, RT_NOT_FOUND, (devPtr, hStream));
     vt_free_t f;
-    rt_free_begin(DEVICE_SERIES, devPtr, VT_API_cudaFreeAsync_ptsz, &f);
+    rt_free_begin(DEVICE_SERIES, devPtr, api, &f);
     bool pooled = pool_free_begin(&f);
-    cudaError_t rc = VT_CALL(real(devPtr, hStream));
-    int saved_errno = errno;
-    rt_free_end(&f, devPtr, rc, VT_API_cudaFreeAsync_ptsz);
+    VT_CALL_SAVING_ERRNO(rc, real(devPtr, hStream));
+    rt_free_end(&f, devPtr, RT_OK(rc), api);
     pool_free_end(&f, pooled, RT_OK(rc));
-    vt_leave(saved_errno);
-    return rc;
+    VT_RETURN(rc);
 }
 
 /* ---- cudaGetDriverEntryPoint: the runtime's door to driver pointers ------------------------- */
@@ -1227,13 +1145,11 @@ VT_EXPORT cudaError_t cudaFreeAsync_ptsz(void *devPtr, cudaStream_t hStream)
 static cudaError_t entry_point(cudaError_t rc, const char *symbol, void **funcPtr, int version,
                                unsigned long long flags, bool ptsz)
 {
-    if (RT_OK(rc) && vt_is_on()) {
-        int saved_errno = errno;
-        if (ptsz && flags == cudaEnableDefault)
-            flags = cudaEnablePerThreadDefaultStream;
-        vt_substitute(symbol, funcPtr, version, flags);
-        errno = saved_errno;
-    }
+    if (RT_OK(rc))
+        substitute_keeping_errno(symbol, funcPtr, version,
+                                 ptsz && flags == cudaEnableDefault
+                                     ? (unsigned long long)cudaEnablePerThreadDefaultStream
+                                     : flags);
     return rc;
 }
 
@@ -1241,10 +1157,7 @@ VT_EXPORT cudaError_t cudaGetDriverEntryPoint(const char *symbol, void **funcPtr
                                               unsigned long long flags,
                                               enum cudaDriverEntryPointQueryResult *driverStatus)
 {
-    vt_ensure_init();
-    __typeof__(&cudaGetDriverEntryPoint) real = VT_REAL(cudaGetDriverEntryPoint);
-    if (VT_UNLIKELY(!real))
-        return RT_NOT_FOUND;
+    VT_FIND_REAL(cudaGetDriverEntryPoint, RT_NOT_FOUND);
     return entry_point(real(symbol, funcPtr, flags, driverStatus), symbol, funcPtr,
                        VT_CUDA_ABI_VERSION, flags, false);
 }
@@ -1253,10 +1166,7 @@ VT_EXPORT cudaError_t
 cudaGetDriverEntryPoint_ptsz(const char *symbol, void **funcPtr, unsigned long long flags,
                              enum cudaDriverEntryPointQueryResult *driverStatus)
 {
-    vt_ensure_init();
-    __typeof__(&cudaGetDriverEntryPoint_ptsz) real = VT_REAL(cudaGetDriverEntryPoint_ptsz);
-    if (VT_UNLIKELY(!real))
-        return RT_NOT_FOUND;
+    VT_FIND_REAL(cudaGetDriverEntryPoint_ptsz, RT_NOT_FOUND);
     return entry_point(real(symbol, funcPtr, flags, driverStatus), symbol, funcPtr,
                        VT_CUDA_ABI_VERSION, flags, true);
 }
@@ -1265,10 +1175,7 @@ VT_EXPORT cudaError_t cudaGetDriverEntryPointByVersion(
     const char *symbol, void **funcPtr, unsigned int cudaVersion, unsigned long long flags,
     enum cudaDriverEntryPointQueryResult *driverStatus)
 {
-    vt_ensure_init();
-    __typeof__(&cudaGetDriverEntryPointByVersion) real = VT_REAL(cudaGetDriverEntryPointByVersion);
-    if (VT_UNLIKELY(!real))
-        return RT_NOT_FOUND;
+    VT_FIND_REAL(cudaGetDriverEntryPointByVersion, RT_NOT_FOUND);
     return entry_point(real(symbol, funcPtr, cudaVersion, flags, driverStatus), symbol, funcPtr,
                        (int)cudaVersion, flags, false);
 }
@@ -1277,11 +1184,7 @@ VT_EXPORT cudaError_t cudaGetDriverEntryPointByVersion_ptsz(
     const char *symbol, void **funcPtr, unsigned int cudaVersion, unsigned long long flags,
     enum cudaDriverEntryPointQueryResult *driverStatus)
 {
-    vt_ensure_init();
-    __typeof__(&cudaGetDriverEntryPointByVersion_ptsz) real =
-        VT_REAL(cudaGetDriverEntryPointByVersion_ptsz);
-    if (VT_UNLIKELY(!real))
-        return RT_NOT_FOUND;
+    VT_FIND_REAL(cudaGetDriverEntryPointByVersion_ptsz, RT_NOT_FOUND);
     return entry_point(real(symbol, funcPtr, cudaVersion, flags, driverStatus), symbol, funcPtr,
                        (int)cudaVersion, flags, true);
 }
