@@ -13,25 +13,22 @@
 #   1040 KiB with NOFALLOC_LIB preloaded before the library (its posix_fallocate only sets the
 #            size, as ftruncate would): the program dies of SIGBUS. This is what the writer's
 #            posix_fallocate prevents, and shows the test would catch its removal.
-set -u
 vt=$1 lib=$2 sim=$3 prog=$4 nofalloc=$5
+self=$(cd "$(dirname "$0")" && pwd)/$(basename "$0")
+. "$(dirname "$0")/../../lib/preamble.sh"
+check_name=enospc
+chmod 755 "$tmp"
+mnt=$tmp/mnt
+mkdir "$mnt" || exit 1
 if [ "${6:-}" != inner ]; then
-    tmp=$(mktemp -d) || exit 1
-    chmod 755 "$tmp"
-    mounted=""
-    trap '[ -n "$mounted" ] && umount "$tmp/mnt" 2>/dev/null; rm -rf "$tmp"' EXIT
-    mkdir "$tmp/mnt" || exit 1
-    export VT_ENOSPC_TMP="$tmp"
-    self=$(cd "$(dirname "$0")" && pwd)/$(basename "$0")
     if [ "$(id -u)" = 0 ] && unshare -m true 2>/dev/null; then
         unshare -m sh "$self" "$@" inner
         exit $?
     elif unshare -rm true 2>/dev/null; then
         unshare -rm sh "$self" "$@" inner
         exit $?
-    elif [ "$(id -u)" = 0 ] && mount -t tmpfs -o size=4k tmpfs "$tmp/mnt" 2>/dev/null; then
-        umount "$tmp/mnt"
-        mounted=1
+    elif [ "$(id -u)" = 0 ] && mount -t tmpfs -o size=4k tmpfs "$mnt" 2>/dev/null; then
+        umount "$mnt"
         sh "$self" "$@" inner
         exit $?
     fi
@@ -39,19 +36,9 @@ if [ "${6:-}" != inner ]; then
     exit 77
 fi
 
-# ---- inner: in the mount namespace (or as root with the outer trap to unmount) -------------
-tmp=$VT_ENOSPC_TMP
-cd "$tmp" || exit 1
-fail=0
-check() { # check WHAT CONDITION...
-    what=$1
-    shift
-    if ! "$@"; then
-        echo "FAIL enospc: $what" >&2
-        fail=1
-    fi
-}
-mnt=$tmp/mnt
+# ---- inner: in the mount namespace (or as root, mounting where everyone sees it), in its own
+# $tmp; the tmpfs is unmounted before $tmp is removed, whatever the exit path ----------------
+trap 'umount "$mnt" 2>/dev/null; rm -rf "$tmp"' EXIT
 run() { # run TAG PRELOAD: PROGRAM threads traced into $mnt/t.vtr; TAG.out, TAG.err, TAG.status
     env -i PATH="$PATH" LD_LIBRARY_PATH="$sim" LD_PRELOAD="$2" VRAMTRACE_OUTPUT="$mnt/t.vtr" \
         VTSIM_DEVICE_MEMORY=4G "$prog" threads 12000 >"$1.out" 2>"$1.err"
@@ -60,7 +47,7 @@ run() { # run TAG PRELOAD: PROGRAM threads traced into $mnt/t.vtr; TAG.out, TAG.
 tmpfs() { # tmpfs SIZE: a fresh tmpfs of SIZE at $mnt
     umount "$mnt" 2>/dev/null
     mount -t tmpfs -o "size=$1,mode=0777" tmpfs "$mnt" || {
-        echo "FAIL enospc: cannot mount a $1 tmpfs" >&2
+        echo "FAIL $check_name: cannot mount a $1 tmpfs" >&2
         exit 1
     }
 }
