@@ -228,12 +228,13 @@ static inline void account_remove(vt_analysis_t *a, const vt_live_t *e)
     a->live_bytes[e->series] = vt_sat_u128(a->live_exact[e->series]);
 }
 
-/* An ALLOC (with its category already decided) into the live set and the totals. Returns 0, or
- * -1 when out of memory (the reader is failed, naming the record at offset). */
+/* An ALLOC (with its category already decided) into the live set and the totals; old (NULL:
+ * not wanted) gets a copy of the entry it replaces, if any. Returns 0, or -1 when out of memory
+ * (the reader is failed, naming the record at offset). */
 static inline int apply_alloc(vt_analysis_t *a, vt_reader_t *r, uint8_t series, uint8_t handle,
                               uint8_t category, bool implicit, uint32_t device, uint32_t api,
                               uint32_t stack_id, uint64_t address, uint64_t size_bytes,
-                              uint64_t t_ns, uint64_t offset)
+                              uint64_t t_ns, uint64_t offset, vt_live_t *old)
 {
     /* Totals count the program's calls; implicit entries only move memory. */
     if (!implicit)
@@ -246,6 +247,8 @@ static inline int apply_alloc(vt_analysis_t *a, vt_reader_t *r, uint8_t series, 
     vt_live_t *slot = a->cap_live ? live_probe(a, series, handle, address) : NULL;
     if (slot && slot->used) {
         /* The same address again without a free in between: the free was not seen. */
+        if (old)
+            *old = *slot;
         account_remove(a, slot);
         live_remove(a, slot);
         slot = NULL;
@@ -282,9 +285,10 @@ static inline int apply_alloc(vt_analysis_t *a, vt_reader_t *r, uint8_t series, 
     return 0;
 }
 
-/* A FREE: the live entry at (series, handle, address), if any, leaves the live set. */
+/* A FREE: the live entry at (series, handle, address), if any, leaves the live set; old (NULL:
+ * not wanted) gets a copy of it. */
 static inline void apply_free(vt_analysis_t *a, uint8_t series, uint8_t handle, bool implicit,
-                              bool unmatched, uint64_t address)
+                              bool unmatched, uint64_t address, vt_live_t *old)
 {
     if (!implicit)
         a->n_frees++;
@@ -292,6 +296,8 @@ static inline void apply_free(vt_analysis_t *a, uint8_t series, uint8_t handle, 
         a->n_unmatched_frees++;
     vt_live_t *e = live_find(a, series, handle, address);
     if (e) {
+        if (old)
+            *old = *e;
         account_remove(a, e);
         live_remove(a, e);
     }
@@ -425,6 +431,11 @@ static void note_apis(vt_analysis_t *a, const vt_reader_t *r)
 
 int vt_analysis_apply(vt_analysis_t *a, vt_reader_t *r, const vt_event_t *ev)
 {
+    return vt_analysis_apply_seen(a, r, ev, NULL);
+}
+
+int vt_analysis_apply_seen(vt_analysis_t *a, vt_reader_t *r, const vt_event_t *ev, vt_live_t *old)
+{
     int recategorized = -1;
     if (a->recategorize && (recategorized = a->recategorize(a->recategorize_ctx, r, ev)) < 0)
         return vt_reader_fail(r, "'%s': out of memory at byte %" PRIu64, r->path, ev->offset);
@@ -437,11 +448,11 @@ int vt_analysis_apply(vt_analysis_t *a, vt_reader_t *r, const vt_event_t *ev)
         return apply_alloc(a, r, ev->u.alloc.series, ev->u.alloc.handle, category,
                            ev->u.alloc.implicit, ev->u.alloc.device, ev->u.alloc.api,
                            ev->u.alloc.stack_id, ev->u.alloc.address, ev->u.alloc.size_bytes,
-                           ev->t_ns, ev->offset);
+                           ev->t_ns, ev->offset, old);
     }
     case VT_REC_FREE:
         apply_free(a, ev->u.free.series, ev->u.free.handle, ev->u.free.implicit,
-                   ev->u.free.unmatched, ev->u.free.address);
+                   ev->u.free.unmatched, ev->u.free.address, old);
         break;
     case VT_REC_FAILED:
         a->n_failed++;
@@ -489,6 +500,59 @@ int vt_analysis_apply(vt_analysis_t *a, vt_reader_t *r, const vt_event_t *ev)
     return 0;
 }
 
+/* Decodes the record at r->pos with the fast path when it is an ALLOC or FREE that the path
+ * takes: *f gets it and the type of its event is returned; 0 when it is left to vt_reader_next
+ * (a hook, the reader stopped, the end of the file near, or the record not plainly valid). */
+static inline __attribute__((always_inline)) unsigned fast_next(const vt_analysis_t *a,
+                                                                vt_reader_t *r, fast_rec_t *f)
+{
+    size_t start = r->pos;
+    if (start >= r->mapped && start < r->size)
+        vt_reader_populate(r);
+    if (a->recategorize || r->state || start >= r->size || r->size - start <= FAST_RECORD_BYTES)
+        return 0;
+    unsigned t = r->map[start];
+    if (is_compact(r, t))
+        return fast_compact(r, start, t, f);
+    return (t == VT_REC_ALLOC || t == VT_REC_FREE) && fast_record(r, start, t, f) ? t : 0;
+}
+
+/* A fast record f of type t at offset start into a, the entry it removes into *old. */
+static inline __attribute__((always_inline)) int apply_fast(vt_analysis_t *a, vt_reader_t *r,
+                                                            unsigned t, const fast_rec_t *f,
+                                                            size_t start, vt_live_t *old)
+{
+    uint8_t series = f->flags & VT_FLAG_SERIES_MASK;
+    uint8_t handle = (f->flags & VT_FLAG_HANDLE) != 0;
+    bool implicit = (f->flags & VT_FLAG_IMPLICIT) != 0;
+    if (t == VT_REC_FREE) {
+        apply_free(a, series, handle, implicit, (f->flags & VT_FLAG_UNMATCHED) != 0, f->address,
+                   old);
+        return 0;
+    }
+    uint8_t category = VT_FLAG_CATEGORY(f->flags);
+    if (category >= VT_CAT_COUNT)
+        category = VT_CAT_UNKNOWN;
+    return apply_alloc(a, r, series, handle, category, implicit, f->device, f->api, f->stack_id,
+                       f->address, f->size_bytes, f->t_ns, start, old);
+}
+
+int vt_analysis_next(vt_reader_t *r, vt_analysis_t *a, vt_event_t *ev, vt_live_t *old)
+{
+    old->used = 0;
+    size_t start = r->pos;
+    fast_rec_t f;
+    unsigned t = fast_next(a, r, &f);
+    if (t) {
+        fast_event(ev, start, t, &f);
+        return apply_fast(a, r, t, &f, start, old) == 0 ? 1 : -1;
+    }
+    int rc = vt_reader_next(r, ev);
+    if (rc <= 0)
+        return rc;
+    return vt_analysis_apply_seen(a, r, ev, old) == 0 ? 1 : -1;
+}
+
 int vt_analyze(vt_reader_t *r, vt_analysis_t *a, uint64_t stop_after)
 {
     return vt_analyze_recategorized(r, a, stop_after, NULL, NULL);
@@ -503,31 +567,13 @@ static int analyze(vt_reader_t *r, vt_analysis_t *a, uint64_t stop_after, bool u
 {
     vt_event_t ev;
     while (r->n_records < stop_after) {
-        unsigned t;
         fast_rec_t f;
         size_t start = r->pos;
-        if (start >= r->mapped && start < r->size)
-            vt_reader_populate(r);
-        if (!a->recategorize && !r->state && start < r->size &&
-            r->size - start > FAST_RECORD_BYTES &&
-            (is_compact(r, (t = r->map[start]))
-                 ? (t = fast_compact(r, start, t, &f)) != 0
-                 : (t == VT_REC_ALLOC || t == VT_REC_FREE) && fast_record(r, start, t, &f))) {
+        unsigned t = fast_next(a, r, &f);
+        if (t) {
             if (until && f.t_ns > t_ns)
                 break;
-            uint8_t series = f.flags & VT_FLAG_SERIES_MASK;
-            uint8_t handle = (f.flags & VT_FLAG_HANDLE) != 0;
-            bool implicit = (f.flags & VT_FLAG_IMPLICIT) != 0;
-            if (t == VT_REC_FREE) {
-                apply_free(a, series, handle, implicit, (f.flags & VT_FLAG_UNMATCHED) != 0,
-                           f.address);
-                continue;
-            }
-            uint8_t category = VT_FLAG_CATEGORY(f.flags);
-            if (category >= VT_CAT_COUNT)
-                category = VT_CAT_UNKNOWN;
-            if (apply_alloc(a, r, series, handle, category, implicit, f.device, f.api, f.stack_id,
-                            f.address, f.size_bytes, f.t_ns, start) != 0)
+            if (apply_fast(a, r, t, &f, start, NULL) != 0)
                 break;
             continue;
         }

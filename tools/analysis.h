@@ -146,6 +146,18 @@ int vt_analyze_more(vt_reader_t *r, vt_analysis_t *a);
  * Returns 0, or -1 when out of memory (r->err says so and the reader is failed). */
 int vt_analysis_apply(vt_analysis_t *a, vt_reader_t *r, const vt_event_t *ev);
 
+/* vt_analysis_apply_seen: vt_analysis_apply that also hands out what vt_analysis_find would have
+ * returned for an ALLOC's or a FREE's (series, handle, address) just before the record: the live
+ * entry it frees or replaces, copied into *old (old->used 0 when there was none, or for any other
+ * record). One probe of the live set instead of two for the commands that stream. */
+int vt_analysis_apply_seen(vt_analysis_t *a, vt_reader_t *r, const vt_event_t *ev, vt_live_t *old);
+
+/* vt_analysis_next: the next record of r into *ev and applied to a, what it freed or replaced
+ * in *old, as vt_reader_next then vt_analysis_apply_seen do, with vt_analyze's fast decoder for
+ * ALLOCs and FREEs (no hook set). Returns 1 for a record, 0 at the end, -1 when the reader failed
+ * or the analysis ran out of memory (r->err says which). */
+int vt_analysis_next(vt_reader_t *r, vt_analysis_t *a, vt_event_t *ev, vt_live_t *old);
+
 /* The live allocation at (series, handle, address), or NULL: what a FREE is about to free. */
 const vt_live_t *vt_analysis_find(const vt_analysis_t *a, uint8_t series, uint8_t handle,
                                   uint64_t address);

@@ -88,6 +88,7 @@ typedef struct export_s {
     int format;
     const char *out_path; /* NULL: stdout */
     FILE *out;            /* opened once the trace is known to be readable */
+    vt_rowbuf_t *rows;    /* csv: the rows on their way to out, after its header */
     int open_failed;
     uint64_t max_bytes;      /* perfetto --max-size; 0: no limit */
     bool all_frames;         /* --all-frames */
@@ -113,6 +114,8 @@ static int out_open(export_t *x)
     }
     if (x->format == FMT_CSV)
         fputs("time_s,type,device,series,category,address,size_bytes,stack_id\n", x->out);
+    if (x->rows)
+        x->rows->out = x->out;
     return 0;
 }
 
@@ -165,7 +168,7 @@ static void csv_record(export_t *x, const vt_reader_t *r, const vt_event_t *ev,
 {
     if (ev->type != VT_REC_ALLOC && ev->type != VT_REC_FREE)
         return;
-    char row[128 + 4 * (VT_ROW_U64_MAX + 1)], *p = row;
+    char *p = vt_rowbuf_room(x->rows, 128 + 4 * (VT_ROW_U64_MAX + 1));
     p = vt_row_seconds6(p, ev->t_ns > r->t0_ns ? ev->t_ns - r->t0_ns : 0);
     if (ev->type == VT_REC_ALLOC) {
         unsigned series = ev->u.alloc.series;
@@ -207,7 +210,7 @@ static void csv_record(export_t *x, const vt_reader_t *r, const vt_event_t *ev,
         }
     }
     *p++ = '\n';
-    vt_row_write(x->out, row, p);
+    vt_rowbuf_end(x->rows, p);
 }
 
 /* A CSV field: as it is, or quoted (RFC 4180) when it holds a comma, a quote or a line break,
@@ -603,7 +606,12 @@ int cmd_export(int argc, char **argv)
     } else {
         vt_reader_t r;
         vt_analysis_t a;
+        static vt_rowbuf_t rows; /* 64 KiB: not on the stack */
+        rows.n = 0;
+        x.rows = &rows;
         rc = vt_trace_stream(path, &r, &a, on_record, &x);
+        if (x.out)
+            vt_rowbuf_flush(&rows);
         if (rc >= 0) {
             if (out_open(&x) != 0)
                 rc = 1;

@@ -55,6 +55,7 @@ typedef struct col_text_s {
 #define CSV_CACHED_DEVICES 16 /* a device past these has its rows formatted in full */
 
 typedef struct csv_s {
+    vt_rowbuf_t rows; /* on stdout, after the header */
     int header_done;
     size_t n_devices;
     uint32_t device[CSV_CACHED_DEVICES];
@@ -98,10 +99,12 @@ static col_text_t *csv_cols(csv_t *csv, uint32_t device)
     return csv->cols[csv->n_devices++];
 }
 
-/* One row per change: built in a buffer (rowfmt.h), not printf'd field by field. */
+#define CSV_ROW_MAX (64 + (VT_CAT_COUNT + 3) * sizeof(((col_text_t *)0)->text))
+
+/* One row per change: built in the row buffer (rowfmt.h), not printf'd field by field. */
 static void csv_row(csv_t *csv, const vt_reader_t *r, const vt_device_stats_t *d, uint64_t t_ns)
 {
-    char row[64 + (VT_CAT_COUNT + 3) * sizeof(((col_text_t *)0)->text)], *p = row;
+    char *p = vt_rowbuf_room(&csv->rows, CSV_ROW_MAX);
     col_text_t *cols = csv_cols(csv, d->device);
     p = vt_row_seconds6(p, t_ns > r->t0_ns ? t_ns - r->t0_ns : 0);
     *p++ = ',';
@@ -113,7 +116,7 @@ static void csv_row(csv_t *csv, const vt_reader_t *r, const vt_device_stats_t *d
         p = col_put(p, cols ? &cols[1 + c] : NULL, d->live_by_category[c]);
     }
     *p++ = '\n';
-    vt_row_write(stdout, row, p);
+    vt_rowbuf_end(&csv->rows, p);
 }
 
 /* --csv: the header before the first row, then one row per change. */
@@ -185,7 +188,9 @@ int cmd_timeline(int argc, char **argv)
     const char *path = NULL;
     vt_timeline_t tl;
     vt_timeline_init(&tl);
-    csv_t csv = {0};
+    static csv_t csv; /* 64 KiB of rows: not on the stack */
+    memset(&csv, 0, sizeof(csv));
+    csv.rows.out = stdout;
     const char *svg = NULL; /* --svg OUT, or NULL */
     vt_args_t args;
     vt_args_init(&args, &spec, argc, argv);
@@ -222,9 +227,10 @@ int cmd_timeline(int argc, char **argv)
     int rc = vt_timeline_stream(&tl, path, &r, &a);
     if (rc >= 0) {
         int failed = 0;
-        if (tl.row)
+        if (tl.row) {
             csv_header(&csv);
-        else if (svg)
+            vt_rowbuf_flush(&csv.rows);
+        } else if (svg)
             failed = svg_save(svg, path, &r, &a, &tl);
         else
             print_summary(path, &r, &a, &tl);

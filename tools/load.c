@@ -46,26 +46,18 @@ static int stream(const char *path, vt_reader_t *r, vt_analysis_t *a, vt_recateg
         return -1;
     }
     vt_event_t ev;
-    while (vt_reader_next(r, &ev) > 0) {
-        /* Which devices the record moves: look before it is applied, the entry a FREE
-         * removes (or an ALLOC replaces) is gone after. */
+    vt_live_t old;
+    while (vt_analysis_next(r, a, &ev, &old) > 0) {
+        /* Which devices the record moves: the entry a FREE removes (or an ALLOC replaces), as
+         * it was before, and the ALLOC's own device. */
+        bool found = old.used;
         uint32_t changed[2];
         int n_changed = 0;
-        const vt_live_t *found = NULL;
-        vt_live_t old;
-        if (ev.type == VT_REC_ALLOC)
-            found = vt_analysis_find(a, ev.u.alloc.series, ev.u.alloc.handle, ev.u.alloc.address);
-        else if (ev.type == VT_REC_FREE)
-            found = vt_analysis_find(a, ev.u.free.series, ev.u.free.handle, ev.u.free.address);
-        if (found)
-            old = *found; /* a copy: applying ev removes the entry */
         if (found && old.series == VT_TRACE_SERIES_DEVICE && old.size_bytes)
             changed[n_changed++] = old.device;
         if (ev.type == VT_REC_ALLOC && ev.u.alloc.series == VT_TRACE_SERIES_DEVICE &&
             ev.u.alloc.size_bytes && !(n_changed && changed[0] == ev.u.alloc.device))
             changed[n_changed++] = ev.u.alloc.device;
-        if (vt_analysis_apply(a, r, &ev) != 0)
-            break;
         if (fn(ctx, r, a, &ev, found ? &old : NULL, changed, n_changed) != 0)
             return -1;
     }

@@ -266,7 +266,6 @@ static const uint8_t *get_bytes(cur_t *c, uint64_t len)
 
 /* A compact record at c (after its type byte) into ev, through the cursor: the slow path.
  * Returns 0 (c->bad tells a truncated or corrupt body) or -1 when out of memory. */
-static void fast_event(vt_event_t *ev, size_t start, unsigned t, const fast_rec_t *f);
 static uint8_t get_u8(cur_t *c);
 
 static int decode_compact(vt_reader_t *r, cur_t *c, unsigned t, vt_event_t *ev)
@@ -564,59 +563,15 @@ static int decode(vt_reader_t *r, cur_t *c, unsigned t, vt_event_t *ev)
 
 /* ---- the fast path: ALLOC and FREE away from the end of the file ---------------------------- */
 
-/* memset(ev, 0, sizeof(*ev)) in straight-line 16-byte stores: GCC makes a 128-byte memset a
- * `rep stos`, whose start-up alone costs more than decoding the record. */
-static inline void clear_event(vt_event_t *ev)
-{
-#if defined(__SSE2__)
-    typedef uint8_t v16 __attribute__((vector_size(16)));
-    v16 zero = {0};
-    __asm__("" : "+x"(zero)); /* an opaque value: GCC cannot fold the stores into a memset */
-    unsigned char *p = (unsigned char *)ev;
-    size_t i = 0;
-    for (; i + 16 <= sizeof(*ev); i += 16)
-        __builtin_memcpy(p + i, &zero, 16);
-    for (; i < sizeof(*ev); i++)
-        p[i] = 0;
-#else
-    memset(ev, 0, sizeof(*ev));
-#endif
-}
-
-/* The event of a fast record, as vt_reader_next hands it out (cleared first, as decode's are). */
-static inline void fast_event(vt_event_t *ev, size_t start, unsigned t, const fast_rec_t *f)
-{
-    clear_event(ev);
-    ev->type = t;
-    ev->offset = start;
-    ev->t_ns = f->t_ns;
-    uint8_t b = f->flags;
-    if (t == VT_REC_ALLOC) {
-        ev->u.alloc.series = b & VT_FLAG_SERIES_MASK;
-        ev->u.alloc.category = VT_FLAG_CATEGORY(b);
-        ev->u.alloc.handle = (b & VT_FLAG_HANDLE) != 0;
-        ev->u.alloc.implicit = (b & VT_FLAG_IMPLICIT) != 0;
-        ev->u.alloc.device = f->device;
-        ev->u.alloc.api = f->api;
-        ev->u.alloc.stack_id = f->stack_id;
-        ev->u.alloc.address = f->address;
-        ev->u.alloc.size_bytes = f->size_bytes;
-        ev->u.alloc.thread = f->thread;
-    } else {
-        ev->u.free.series = b & VT_FLAG_SERIES_MASK;
-        ev->u.free.unmatched = (b & VT_FLAG_UNMATCHED) != 0;
-        ev->u.free.handle = (b & VT_FLAG_HANDLE) != 0;
-        ev->u.free.implicit = (b & VT_FLAG_IMPLICIT) != 0;
-        ev->u.free.api = f->api;
-        ev->u.free.address = f->address;
-        ev->u.free.thread = f->thread;
-    }
-}
-
 /* The mapping is faulted in a window at a time, ahead of the reader: one madvise per window
  * instead of a page fault per 16 pages (the kernel's fault-around), which costs 10% of a
  * `report` on a VM. A window, not MAP_POPULATE: memory use and start-up stay independent of
- * the file's size. A failed madvise changes nothing: the pages fault in as before. */
+ * the file's size. A failed madvise changes nothing: the pages fault in as before.
+ * The window before the one the reader left is handed back (MADV_DONTNEED): the records are
+ * read once, front to back, so the process's resident set is the live set plus two windows,
+ * not the file. The mapping is private, read-only and never written, so a page handed back is
+ * only unmapped: a later look at it (a string, a module's build id) faults it in again from
+ * the file, the same bytes. */
 #define POPULATE_BYTES ((size_t)8 << 20)
 
 void vt_reader_populate(vt_reader_t *r)
@@ -629,6 +584,15 @@ void vt_reader_populate(vt_reader_t *r)
     (void)madvise((void *)(r->map + from), len, MADV_WILLNEED);
 #endif
     r->mapped = from + len;
+    /* Windows start at multiples of POPULATE_BYTES (a page multiple) until a followed trace
+     * grows, then anywhere: the bounds are rounded to pages, inward. */
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    if (from >= 2 * POPULATE_BYTES && r->pos >= from) {
+        size_t lo = (from - 2 * POPULATE_BYTES + page - 1) / page * page,
+               hi = (from - POPULATE_BYTES) / page * page;
+        if (hi > lo)
+            (void)madvise((void *)(r->map + lo), hi - lo, MADV_DONTNEED);
+    }
 }
 
 int vt_reader_next(vt_reader_t *r, vt_event_t *ev)

@@ -4,14 +4,18 @@
  * everything a report then reads is read: the peak, the call-sites of every device with their
  * frames, the process keys, the API names and the strings; then one command of the CLI runs on
  * the file (fuzz_cli.h), chosen by the input's size, so every view meets every input shape over
- * a run. Nothing may crash, read out of bounds, overflow or leak, whatever the bytes. */
+ * a run. Nothing may crash, read out of bounds, overflow or leak, whatever the bytes. The file
+ * is also read by vt_analysis_next, the streaming commands' loop with its own fast decoder, which
+ * must agree with the reader and the analysis (stream_agree.h; else abort). */
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "analysis.h"
 #include "fuzz.h"
 #include "fuzz_cli.h"
+#include "stream_agree.h"
 #include "trace_reader.h"
 
 /* Everything a report looks at once the analysis is done. */
@@ -97,6 +101,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     vt_analysis_release(&a);
     vt_reader_release(&r);
+    const char *why = stream_disagreement(path);
+    if (why) {
+        fprintf(stderr,
+                "fuzz_trace: vt_analysis_next differs from vt_reader_next + "
+                "vt_analysis_apply: %s\n",
+                why);
+        abort();
+    }
     run_command(path, size % N_COMMANDS);
     return 0;
 }

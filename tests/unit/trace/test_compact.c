@@ -6,7 +6,9 @@
  * twice, device, api and thread switches, many threads, more live allocations than slots,
  * chunk boundaries); a small trace cut at every byte reads as a prefix of the whole, ending
  * cleanly or as truncated; corrupted bytes never crash the reader; hostile compact records
- * written by hand are refused with the reason. Run under ASan with -DVRAMTRACE_SANITIZE. */
+ * written by hand are refused with the reason; the whole trace, every cut and every corruption
+ * stream (vt_analysis_next) as the reader and the analysis read them (stream_agree.h). Run under
+ * ASan with -DVRAMTRACE_SANITIZE. */
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -16,6 +18,7 @@
 #include <unistd.h>
 
 #include "analysis.h"
+#include "stream_agree.h"
 #include "trace_builder.h"
 #include "trace_reader.h"
 #include "vt_internal.h"
@@ -337,6 +340,10 @@ static void test_round_trip(void)
     VT_CHECK_EQ("frees", a.n_frees, n_frees);
     vt_analysis_release(&a);
     vt_reader_release(&r2);
+    const char *why = stream_disagreement(path);
+    if (why)
+        fprintf(stderr, "  the streaming loop differs: %s\n", why);
+    VT_CHECK("the streaming loop agrees with the reader and the analysis", !why);
 }
 
 /* The offset of the first ALLOC or FREE of path (the tables before it are format 1.1's). */
@@ -373,7 +380,7 @@ static void test_truncation(void)
     int rc;
     long n = check_events(path, true, &rc, NULL);
     VT_CHECK_EQ("whole small trace", n, (long)n_wants);
-    size_t bad = 0;
+    size_t bad = 0, n_differ = 0; /* streaming loop against the reader (stream_agree.h) */
     const char *cut = tmp_path("cut.vtr");
     f = fopen(cut, "wb");
     fwrite(buf, 1, len, f);
@@ -387,8 +394,10 @@ static void test_truncation(void)
         /* Before the preamble: refused; after it, a prefix that ends cleanly or as truncated. */
         if (n < 0 || (at >= VT_FORMAT_PREAMBLE_BYTES && rc != 0 && rc != -1))
             bad++;
+        n_differ += stream_disagreement(cut) != NULL;
     }
     VT_CHECK_EQ("every cut reads a prefix", bad, 0);
+    VT_CHECK_EQ("every cut streams as it reads", n_differ, 0);
 
     /* Every byte of the events corrupted to a few values: never a crash (ASan), an answer. */
     static const uint8_t values[] = {0x00, 0x01, 0x11, 0x2f, 0x31, 0x34, 0x7f, 0x80, 0xff};
@@ -405,12 +414,14 @@ static void test_truncation(void)
             if (vt_reader_open(&r, cut) == 0)
                 (void)vt_analyze(&r, &a, UINT64_MAX), vt_analysis_release(&a);
             vt_reader_release(&r);
+            n_differ += stream_disagreement(cut) != NULL;
         }
         if (pwrite(fd, &buf[at], 1, (off_t)at) != 1)
             bad++;
     }
     close(fd);
     VT_CHECK_EQ("corrupted", bad, 0);
+    VT_CHECK_EQ("every corruption streams as it reads", n_differ, 0);
 }
 
 /* Compact records written by hand: what a damaged or hostile trace may hold. */

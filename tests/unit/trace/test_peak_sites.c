@@ -7,13 +7,16 @@
  * frees of unknown addresses, zero sizes, the library's PEAK records (a cap) with events after
  * them, marks and SKIPs, and truncation part-way (a damaged trace); each is checked with the
  * recorded categories (the fast path) and with a recategorize hook that counts what it has seen
- * (the per-record path, and the hook's state rewound before the replay, as `report --rules`). */
+ * (the per-record path, and the hook's state rewound before the replay, as `report --rules`).
+ * Each trace is also streamed as timeline and export read it (vt_analysis_next), which must agree
+ * with the reader and the analysis record by record (stream_agree.h). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "analysis.h"
+#include "stream_agree.h"
 #include "trace_builder.h"
 #include "trace_reader.h"
 #include "vt_test.h"
@@ -126,7 +129,7 @@ static int recategorize(void *ctx, const vt_reader_t *r, const vt_event_t *ev)
     return (int)((c->n++ * 7 + ev->u.alloc.stack_id) % (VT_CAT_COUNT + 1));
 }
 
-static unsigned n_compared, n_with_sites, n_capped, n_damaged;
+static unsigned n_compared, n_with_sites, n_capped, n_damaged, n_streams_differ;
 
 /* Every device's peak sites, both ways. */
 static void compare(vt_recategorize_fn fn, unsigned trace)
@@ -193,10 +196,14 @@ int main(void)
         build((unsigned)below(below(10) ? 300 : 6000));
         compare(NULL, t);
         compare(recategorize, t);
+        const char *why = stream_disagreement(path);
+        if (why && n_streams_differ++ < 5)
+            fprintf(stderr, "trace %u: the streaming loop differs: %s\n", t, why);
     }
     printf("peak sites: %u device peaks compared (%u with sites), %u capped, %u damaged\n",
            n_compared, n_with_sites, n_capped, n_damaged);
     VT_CHECK("peaks with sites were compared", n_with_sites > 3000);
+    VT_CHECK_EQ("the streaming loop agrees with the reader and the analysis", n_streams_differ, 0);
     VT_CHECK("capped peaks were seen", n_capped > 100);
     VT_CHECK("damaged traces were seen", n_damaged > 500);
     unlink(path);
