@@ -632,7 +632,7 @@ int cmd_oom(int argc, char **argv)
         } else if (opt == OPT_ALL_FRAMES) {
             all_frames = true;
         } else if (path) {
-            error("oom reads one trace for now: '%s' and '%s'", path, args.value);
+            error("oom reads one trace at a time: '%s' and '%s'", path, args.value);
             return EXIT_USAGE;
         } else {
             path = args.value;

@@ -3,8 +3,8 @@
 # self_contained.sh SOURCE_DIR: the repository explains itself (docs/style.md, "Comments").
 # Fails on any tracked file that points outside the repository (a design or style document, a
 # research note or a sibling folder that a clone does not have), names a work item by number in
-# place of saying why, or dates a code comment; and on any docs/*.md named anywhere that does
-# not exist. Exits 77 (skipped) when SOURCE_DIR is not a git checkout (a release tarball).
+# place of saying why, or carries a date (docs included); and on any docs/*.md named anywhere
+# that does not exist. Exits 77 (skipped) when SOURCE_DIR is not a git checkout (a release tarball).
 set -u
 src=$1
 cd "$src" || exit 1
@@ -29,9 +29,12 @@ if echo "$files" | xargs grep -nIE "$issues" /dev/null; then
     status=1
 fi
 
-code=$(echo "$files" | grep -E '[.](c|h|cu|def|cmake|sh|py)$|CMakeLists[.]txt$')
-if echo "$code" | xargs grep -nIE '\b20[0-9]{2}-[01][0-9](-[0-3][0-9])?\b' /dev/null; then
-    echo "self_contained: the lines above date a comment; measurements with dates go in docs/" >&2
+# A date anywhere (2026-12 or 2026-12-01), or a day written as a number in code (20261201u):
+# a measurement names the commit it was made on, a comment says why, neither says when.
+code=$(echo "$files" | grep -E '[.](c|h|cu|def|cmake|sh|py|js)$|CMakeLists[.]txt$')
+if echo "$files" | xargs grep -nIE '\b20[0-9]{2}-[01][0-9](-[0-3][0-9])?\b' /dev/null ||
+    echo "$code" | xargs grep -nIE '(^|[^0-9A-Za-z_])20[0-9]{2}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])([^0-9]|$)' /dev/null; then
+    echo "self_contained: the lines above carry a date; name the commit a measurement was made on instead" >&2
     status=1
 fi
 
