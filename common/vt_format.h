@@ -53,7 +53,7 @@
 #define VT_FORMAT_MAGIC          "VRAMTRC"
 #define VT_FORMAT_MAGIC_BYTES    8
 #define VT_FORMAT_MAJOR          1
-#define VT_FORMAT_MINOR          4
+#define VT_FORMAT_MINOR          5
 #define VT_FORMAT_PREAMBLE_BYTES 16
 #define VT_FORMAT_CHUNK_BYTES    (1u << 20) /* records never straddle these boundaries */
 
@@ -135,7 +135,14 @@ typedef enum vt_record_type_e {
     VT_REC_CAPPED = 64,
     /* varint series · varint device · varint peak_bytes · varint peak_t_ns (CLOCK_MONOTONIC) ·
      * varint by_category[VT_CAT_COUNT] at that peak: the library's own peaks, written at exit
-     * when the trace was capped, so the peak survives the cap. */
+     * when the trace was capped, so the peak survives the cap. Format 1.5, device series only:
+     * then varint pool_spare_bytes · varint tensors_peak_bytes · varint
+     * pool_reserved_peak_bytes: peak_bytes is the device's
+     * figure (its allocations and its stream-ordered pools' reservations beyond them, as the
+     * POOL records give it), pool_spare_bytes that spare at the peak (by_category and it sum to
+     * peak_bytes), tensors_peak_bytes the allocations' own peak, pool_reserved_peak_bytes the
+     * peak of its pools' reservations together. Before 1.5 peak_bytes is the allocations'
+     * peak. */
     VT_REC_PEAK = 65,
     /* Format 1.3: varint device · varint inflight_bytes: written just before a record that
      * lowers the device's live bytes, while inflight_bytes of allocation calls had begun and not

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The stderr block at an out-of-memory error (unless VRAMTRACE_QUIET): the request and its
- * call-site, the device's live bytes by category, and the three largest live call-sites — what
+ * call-site, the device's live bytes by category, what its stream-ordered pools reserve beyond
+ * them, and the three largest live call-sites — what
  * a user needs when the job is about to die, before any trace is read. The OOM record in the
  * trace is written by the core; the analyzer decides later whether the OOM was recovered. */
 #include "vt_frames.h"
@@ -147,6 +148,15 @@ void vt_oom_report(int device, vt_api_t api, uint64_t requested_bytes, const vt_
                        shown ? "," : ":", vt_category_names[best], amount);
     }
     vt_log(0, "%s", line);
+    /* A pool's reservation is the device's too: the figures the report's device peak counts. */
+    vt_device_peak_t held;
+    if (vt_track_device_peak(device, &held) && held.pool_reserved_bytes) {
+        char reserved[32];
+        vt_fmt_bytes(reserved, sizeof reserved, held.pool_reserved_bytes, 1);
+        vt_fmt_bytes(amount, sizeof amount, held.pool_spare_bytes, 1);
+        vt_log(0, "  pool reserved %s, pool spare %s (reserved beyond live allocations)", reserved,
+               amount);
+    }
 
     /* The eight largest stacks, described and merged where they read the same (one loop
      * unrolled by the compiler is several return addresses but one place to the reader). */

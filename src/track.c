@@ -11,25 +11,44 @@
 
 static vt_series_stats_t stats[VT_SERIES_COUNT][VT_MAX_DEVICES];
 static vt_totals_t totals;
-static vt_series_stats_t cat_stats[VT_MAX_DEVICES][VT_CAT_COUNT]; /* device series only */
-static uint64_t peak_by_category[VT_MAX_DEVICES][VT_CAT_COUNT];   /* live at the device peak */
-
 /* A device holds its allocations and what its stream-ordered pools reserve beyond their
- * allocations: that is the device figure a reader computes from the POOL records. Kept here
- * only to write an INFLIGHT record whenever the bytes in flight would raise that figure's peak
- * (the library's own peaks count allocations). pool_reserved_of: each pool's last recorded
- * reservation, by its number in the trace. held_peak_bytes: that figure's peak while the
- * device had a reservation (the peak is at least s->peak_bytes). vt_lock held. */
+ * allocations: that is the device figure a reader computes from the POOL records, and its peak
+ * is the device peak the library reports (the exit summary, the PEAK record); the allocations'
+ * own peak is the device series' peak_bytes. pool_reserved_of: each pool's last recorded
+ * reservation, by its number in the trace. held_peak_*: the figure's peak, when, and the pools'
+ * spare then (the categories then are peak_by_category). vt_lock held. */
 #define MAX_POOL_NUMBER 64
 static uint64_t pool_live_bytes[VT_MAX_DEVICES], pool_reserved_bytes[VT_MAX_DEVICES];
-static uint64_t held_peak_bytes[VT_MAX_DEVICES];
+static uint64_t pool_reserved_peak_bytes[VT_MAX_DEVICES];
+static uint64_t held_peak_bytes[VT_MAX_DEVICES], held_peak_t_ns[VT_MAX_DEVICES];
+static uint64_t held_peak_spare_bytes[VT_MAX_DEVICES];
 static uint64_t pool_reserved_of[MAX_POOL_NUMBER + 1];
 static uint8_t pool_device_of[MAX_POOL_NUMBER + 1];
 
-static uint64_t held_bytes(int device, uint64_t live_bytes)
+static uint64_t pool_spare_bytes(int device)
 {
     uint64_t reserved = pool_reserved_bytes[device], used = pool_live_bytes[device];
-    return live_bytes + (reserved > used ? reserved - used : 0);
+    return reserved > used ? reserved - used : 0;
+}
+
+static uint64_t held_bytes(int device, uint64_t live_bytes)
+{
+    return live_bytes + pool_spare_bytes(device);
+}
+
+static vt_series_stats_t cat_stats[VT_MAX_DEVICES][VT_CAT_COUNT]; /* device series only */
+static uint64_t peak_by_category[VT_MAX_DEVICES][VT_CAT_COUNT];   /* live at the device peak */
+
+/* A new device peak of bytes at t_ns, inflight_bytes of it in allocation calls not yet
+ * recorded (no call-site yet: unknown). vt_lock held. */
+static void held_peak(int device, uint64_t bytes, uint64_t t_ns, uint64_t inflight_bytes)
+{
+    held_peak_bytes[device] = bytes;
+    held_peak_t_ns[device] = t_ns;
+    held_peak_spare_bytes[device] = pool_spare_bytes(device);
+    for (int cat = 0; cat < VT_CAT_COUNT; cat++)
+        peak_by_category[device][cat] = cat_stats[device][cat].live_bytes;
+    peak_by_category[device][VT_CAT_UNKNOWN] += inflight_bytes;
 }
 
 /* Graph memory is one pseudo-entry per device in the device series, keyed where no address
@@ -70,17 +89,14 @@ static void count_in(const vt_alloc_t *a)
     if (s->live_bytes > s->peak_bytes) {
         s->peak_bytes = s->live_bytes;
         s->peak_t_ns = a->t_ns;
-        for (int cat = 0; cat < VT_CAT_COUNT; cat++)
-            peak_by_category[device][cat] = cat_stats[device][cat].live_bytes;
     }
     if (VT_UNLIKELY(vt_api_stream_ordered(a->api)))
         pool_live_bytes[device] += a->size_bytes;
-    /* Without a reservation the figure is live_bytes, its peak s->peak_bytes. */
-    if (VT_UNLIKELY(pool_reserved_bytes[device])) {
-        uint64_t held = held_bytes(device, s->live_bytes);
-        if (held > held_peak_bytes[device])
-            held_peak_bytes[device] = held;
-    }
+    /* Without a reservation the device's figure is live_bytes. */
+    uint64_t held = VT_UNLIKELY(pool_reserved_bytes[device]) ? held_bytes(device, s->live_bytes)
+                                                             : s->live_bytes;
+    if (held > held_peak_bytes[device])
+        held_peak(device, held, a->t_ns, 0);
 }
 
 uint64_t vt_inflight_bytes;
@@ -96,18 +112,16 @@ __attribute__((noinline)) static void count_inflight(int device, uint64_t inflig
 {
     vt_series_stats_t *s = &stats[VT_SERIES_DEVICE][device];
     uint64_t held = held_bytes(device, s->live_bytes) + inflight_bytes;
-    bool raises_held = held > held_peak_bytes[device] && held > s->peak_bytes;
-    if (s->live_bytes + inflight_bytes <= s->peak_bytes && !raises_held)
+    bool raises_live = s->live_bytes + inflight_bytes > s->peak_bytes;
+    if (held <= held_peak_bytes[device] && !raises_live)
         return;
-    if (raises_held)
-        held_peak_bytes[device] = held;
-    if (s->live_bytes + inflight_bytes > s->peak_bytes) {
+    uint64_t now_ns = vt_now_ns();
+    if (raises_live) {
         s->peak_bytes = s->live_bytes + inflight_bytes;
-        s->peak_t_ns = vt_now_ns();
-        for (int cat = 0; cat < VT_CAT_COUNT; cat++)
-            peak_by_category[device][cat] = cat_stats[device][cat].live_bytes;
-        peak_by_category[device][VT_CAT_UNKNOWN] += inflight_bytes; /* no call-site yet */
+        s->peak_t_ns = now_ns;
     }
+    if (held > held_peak_bytes[device])
+        held_peak(device, held, now_ns, inflight_bytes);
     vt_writer_inflight(device, inflight_bytes);
 }
 
@@ -553,9 +567,11 @@ void vt_track_pool(int device, uint32_t pool, const uint64_t figures[4], uint64_
             pool_reserved_of[pool] = figures[0];
             pool_device_of[pool] = (uint8_t)device;
             pool_reserved_bytes[device] += figures[0];
+            if (pool_reserved_bytes[device] > pool_reserved_peak_bytes[device])
+                pool_reserved_peak_bytes[device] = pool_reserved_bytes[device];
             uint64_t held = held_bytes(device, stats[VT_SERIES_DEVICE][device].live_bytes);
             if (held > held_peak_bytes[device])
-                held_peak_bytes[device] = held;
+                held_peak(device, held, t_ns, 0);
         }
     }
     vt_lock_give();
@@ -607,6 +623,23 @@ bool vt_track_category_stats(int device, int category, vt_series_stats_t *out)
     return true;
 }
 
+/* The device's figure (allocations and its pools' spare reservation) at its peak and now, and
+ * its pools' reservations: what a reader computes from the trace's records. */
+bool vt_track_device_peak(int device, vt_device_peak_t *out)
+{
+    if (device < 0 || device >= VT_MAX_DEVICES)
+        return false;
+    vt_lock_take();
+    out->peak_bytes = held_peak_bytes[device];
+    out->peak_t_ns = held_peak_t_ns[device];
+    out->peak_pool_spare_bytes = held_peak_spare_bytes[device];
+    out->pool_reserved_bytes = pool_reserved_bytes[device];
+    out->pool_reserved_peak_bytes = pool_reserved_peak_bytes[device];
+    out->pool_spare_bytes = pool_spare_bytes(device);
+    vt_lock_give();
+    return true;
+}
+
 /* The live bytes of each category when the device's peak was reached. */
 bool vt_track_peak_by_category(int device, uint64_t out[VT_CAT_COUNT])
 {
@@ -636,7 +669,10 @@ static void forget_all(void)
     __builtin_memset(peak_by_category, 0, sizeof peak_by_category);
     __builtin_memset(pool_live_bytes, 0, sizeof pool_live_bytes);
     __builtin_memset(pool_reserved_bytes, 0, sizeof pool_reserved_bytes);
+    __builtin_memset(pool_reserved_peak_bytes, 0, sizeof pool_reserved_peak_bytes);
     __builtin_memset(held_peak_bytes, 0, sizeof held_peak_bytes);
+    __builtin_memset(held_peak_t_ns, 0, sizeof held_peak_t_ns);
+    __builtin_memset(held_peak_spare_bytes, 0, sizeof held_peak_spare_bytes);
     __builtin_memset(pool_reserved_of, 0, sizeof pool_reserved_of);
     __builtin_memset(pool_device_of, 0, sizeof pool_device_of);
     __builtin_memset(&totals, 0, sizeof totals);
@@ -719,12 +755,17 @@ void vt_track_close(vt_series_stats_t snap[VT_SERIES_COUNT][VT_MAX_DEVICES], vt_
     *t = totals;
     t->n_dropped += vt_n_dropped_nested(); /* calls a signal handler made inside vramtrace */
     if (vt_writer_capped()) {
+        /* Devices: the device peak with what made it, and the allocations' own peak. */
+        for (int d = 0; d < VT_MAX_DEVICES; d++)
+            if (held_peak_bytes[d])
+                vt_writer_peak(VT_SERIES_DEVICE, d, held_peak_bytes[d], held_peak_t_ns[d],
+                               peak_by_category[d], held_peak_spare_bytes[d],
+                               stats[VT_SERIES_DEVICE][d].peak_bytes, pool_reserved_peak_bytes[d]);
         for (int series = 0; series < VT_SERIES_COUNT; series++)
-            for (int d = 0; d < VT_MAX_DEVICES; d++)
+            for (int d = 0; d < VT_MAX_DEVICES && series != VT_SERIES_DEVICE; d++)
                 if (stats[series][d].peak_bytes)
                     vt_writer_peak(series, d, stats[series][d].peak_bytes,
-                                   stats[series][d].peak_t_ns,
-                                   series == VT_SERIES_DEVICE ? peak_by_category[d] : NULL);
+                                   stats[series][d].peak_t_ns, NULL, 0, 0, 0);
     }
     vt_writer_close(t);
     *partial = false;

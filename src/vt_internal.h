@@ -408,6 +408,17 @@ bool vt_track_stats(vt_series_t series, int device, vt_series_stats_t *out);
 void vt_track_totals(vt_totals_t *out);
 bool vt_track_category_stats(int device, int category, vt_series_stats_t *out);
 bool vt_track_peak_by_category(int device, uint64_t out[VT_CAT_COUNT]);
+/* What a device holds for the process is its allocations and what its stream-ordered pools
+ * reserve beyond their allocations (their POOL samples): the device figure. Its peak is the
+ * device peak; the allocations' own peak is the device series' peak_bytes. */
+typedef struct vt_device_peak_s {
+    uint64_t peak_bytes, peak_t_ns;
+    uint64_t peak_pool_spare_bytes;    /* the pools' reservations beyond allocations, at it */
+    uint64_t pool_reserved_bytes;      /* the pools' reservations now, together */
+    uint64_t pool_reserved_peak_bytes; /* ... at most */
+    uint64_t pool_spare_bytes;         /* ... beyond their allocations now */
+} vt_device_peak_t;
+bool vt_track_device_peak(int device, vt_device_peak_t *out);
 void vt_track_reset(void);
 void vt_mark(const char *label); /* vramtrace_mark and NVTX marks: a MARK record */
 unsigned long vt_n_marks(void);
@@ -568,8 +579,10 @@ void vt_writer_meminfo(int device, uint64_t free_bytes, uint64_t total_bytes);
 void vt_writer_phase_pop(void);
 void vt_writer_close(const vt_totals_t *totals);
 bool vt_writer_capped(void);
+/* by_category and the figures after it: the device series' only */
 void vt_writer_peak(int series, int device, uint64_t peak_bytes, uint64_t peak_t_ns,
-                    const uint64_t by_category[VT_CAT_COUNT]);
+                    const uint64_t by_category[VT_CAT_COUNT], uint64_t pool_spare_bytes,
+                    uint64_t tensors_peak_bytes, uint64_t pool_reserved_peak_bytes);
 void vt_writer_inflight(int device, uint64_t inflight_bytes);
 void vt_writer_device(int device, const vt_device_info_t *info);
 /* figures: reserved, used, reserved high, used high (bytes) */

@@ -860,11 +860,12 @@ bool vt_writer_capped(void)
 /* A PEAK extension record: the library's own peak of (series, device), written at exit when
  * the trace was capped so the peak survives the cap. */
 void vt_writer_peak(int series, int device, uint64_t peak_bytes, uint64_t peak_t_ns,
-                    const uint64_t by_category[VT_CAT_COUNT])
+                    const uint64_t by_category[VT_CAT_COUNT], uint64_t pool_spare_bytes,
+                    uint64_t tensors_peak_bytes, uint64_t pool_reserved_peak_bytes)
 {
     if (!vt_writer_capped())
         return;
-    uint8_t body[10 * (4 + VT_CAT_COUNT)];
+    uint8_t body[10 * (7 + VT_CAT_COUNT)];
     size_t n = 0;
     n += vt_put_varint(body + n, (uint64_t)series);
     n += vt_put_varint(body + n, (uint64_t)device);
@@ -872,6 +873,11 @@ void vt_writer_peak(int series, int device, uint64_t peak_bytes, uint64_t peak_t
     n += vt_put_varint(body + n, peak_t_ns);
     for (int c = 0; c < VT_CAT_COUNT; c++)
         n += vt_put_varint(body + n, by_category ? by_category[c] : 0);
+    if (series == VT_SERIES_DEVICE) {
+        n += vt_put_varint(body + n, pool_spare_bytes);
+        n += vt_put_varint(body + n, tensors_peak_bytes);
+        n += vt_put_varint(body + n, pool_reserved_peak_bytes);
+    }
     uint8_t *rec = reserve_for(10 + n, true);
     if (!rec)
         return;

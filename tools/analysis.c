@@ -304,8 +304,9 @@ static inline void apply_free(vt_analysis_t *a, uint8_t series, uint8_t handle, 
 }
 
 /* A PEAK record (written when the trace was capped): the library saw the whole run, so a peak
- * above what the events show replaces it; the categories at that peak come with it, the live
- * set does not (peak_record UINT64_MAX). */
+ * above what the events show replaces it; the categories at that peak come with it (and from
+ * format 1.5 the pools' spare reservation then, and the allocations' own peak beside it), the
+ * live set does not (peak_record UINT64_MAX). */
 static void apply_peak(vt_analysis_t *a, const vt_event_t *ev)
 {
     const uint32_t series = ev->u.peak.series;
@@ -317,14 +318,16 @@ static void apply_peak(vt_analysis_t *a, const vt_event_t *ev)
         return;
     }
     vt_device_stats_t *d = device_stats(a, ev->u.peak.device);
-    if (d && ev->u.peak.peak_bytes > d->tensors_peak_bytes)
-        d->tensors_peak_bytes = ev->u.peak.peak_bytes;
+    if (d && ev->u.peak.tensors_peak_bytes > d->tensors_peak_bytes)
+        d->tensors_peak_bytes = ev->u.peak.tensors_peak_bytes;
+    if (d && ev->u.peak.pool_reserved_peak_bytes > d->pool_reserved_peak_bytes)
+        d->pool_reserved_peak_bytes = ev->u.peak.pool_reserved_peak_bytes;
     if (!d || ev->u.peak.peak_bytes <= d->peak_bytes)
         return;
     d->peak_bytes = ev->u.peak.peak_bytes;
     d->peak_t_ns = ev->u.peak.peak_t_ns;
     d->peak_record = UINT64_MAX;
-    d->peak_pool_spare_bytes = 0; /* the library's peak counts allocations */
+    d->peak_pool_spare_bytes = ev->u.peak.pool_spare_bytes;
     memcpy(d->peak_by_category, ev->u.peak.by_category, sizeof d->peak_by_category);
     d->n_peak_freed = 0; /* no live set at this peak: nothing to keep */
 }
@@ -475,6 +478,11 @@ int vt_analysis_apply_seen(vt_analysis_t *a, vt_reader_t *r, const vt_event_t *e
             o->live_bytes[i] = ev->u.oom.live_bytes[i];
             o->live_total_bytes = vt_sat_add(o->live_total_bytes, ev->u.oom.live_bytes[i]);
         }
+        for (uint32_t i = 0; i < a->n_devices; i++)
+            if (a->devices[i].device == o->device) {
+                o->pool_reserved_bytes = a->devices[i].pool_reserved_bytes;
+                o->pool_spare_bytes = vt_device_pool_spare_bytes(&a->devices[i]);
+            }
         break;
     }
     case VT_REC_CAPPED:

@@ -80,6 +80,7 @@ typedef struct vt_pool_stats_s {
 
 typedef struct vt_oom_s {
     uint64_t t_ns, requested_bytes, free_bytes, total_bytes, live_total_bytes, thread;
+    uint64_t pool_reserved_bytes, pool_spare_bytes; /* the device's pools at the OOM */
     uint32_t device, api, stack_id;
     uint64_t live_bytes[VT_CAT_COUNT];
 } vt_oom_t;

@@ -430,6 +430,8 @@ static void print_json(const vt_report_t *rep)
         vt_json_uint(&j, "live_bytes", o->live_total_bytes);
         vt_json_uint(&j, "free_bytes", o->free_bytes);
         vt_json_uint(&j, "total_bytes", o->total_bytes);
+        vt_json_uint(&j, "pool_reserved_bytes", o->pool_reserved_bytes);
+        vt_json_uint(&j, "pool_spare_bytes", o->pool_spare_bytes);
         vt_json_string(&j, "api", vt_reader_api_name(r, o->api, buf, sizeof(buf)));
         json_by_category(&j, "by_category", o->live_bytes, 0);
         vt_json_end_object(&j);

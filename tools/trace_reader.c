@@ -680,6 +680,11 @@ int vt_reader_next(vt_reader_t *r, vt_event_t *ev)
                 ev->u.peak.peak_t_ns = get_u(&bc);
                 for (int i = 0; i < VT_CAT_COUNT; i++)
                     ev->u.peak.by_category[i] = get_u(&bc);
+                ev->u.peak.has_pool_fields = !bc.bad && bc.p < bc.end;
+                ev->u.peak.pool_spare_bytes = ev->u.peak.has_pool_fields ? get_u(&bc) : 0;
+                ev->u.peak.tensors_peak_bytes =
+                    ev->u.peak.has_pool_fields ? get_u(&bc) : ev->u.peak.peak_bytes;
+                ev->u.peak.pool_reserved_peak_bytes = ev->u.peak.has_pool_fields ? get_u(&bc) : 0;
                 if (!bc.bad && ev->u.peak.series >= VT_TRACE_SERIES_COUNT)
                     vt_cur_corrupt(&bc, "series %u", ev->u.peak.series);
             }

@@ -96,6 +96,11 @@ typedef struct vt_event_s {
             uint32_t series, device;
             uint64_t peak_bytes, peak_t_ns;
             uint64_t by_category[VT_CAT_COUNT];
+            /* Format 1.5, devices (has_pool_fields): peak_bytes counts the pools' spare
+             * reservation, pool_spare_bytes, beside the allocations' own peak and the pools'
+             * reserved peak; before, it is the allocations' peak alone. */
+            bool has_pool_fields;
+            uint64_t pool_spare_bytes, tensors_peak_bytes, pool_reserved_peak_bytes;
         } peak;
         struct {
             uint32_t device;

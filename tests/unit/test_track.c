@@ -334,6 +334,53 @@ static void test_inflight_peak(void)
     vt_inflight_sub(1000);
 }
 
+/* A stream-ordered pool's recorded reservation is the device's: the device peak (what a reader
+ * computes from the POOL records) is the allocations plus what the pools reserve beyond their
+ * stream-ordered allocations, the allocations' own peak beside it. */
+static void test_pool_peak(void)
+{
+    vt_track_reset();
+    uint64_t gen = 0, written = 0;
+    vt_track_alloc(VT_SERIES_DEVICE, 0, 0x1000, 100, ALLOC);
+    vt_track_alloc(VT_SERIES_DEVICE, 0, 0x2000, 300, VT_API_cuMemAllocAsync);
+    uint64_t figures[4] = {1000, 300, 1000, 300};
+    vt_track_pool(0, 1, figures, ++gen, &written); /* 100 + 300 + 700 spare */
+    vt_device_peak_t p;
+    VT_CHECK("device peak", vt_track_device_peak(0, &p));
+    VT_CHECK("the reservation counted", p.peak_bytes == 1100 && p.peak_pool_spare_bytes == 700 &&
+                                            p.pool_reserved_bytes == 1000 &&
+                                            p.pool_reserved_peak_bytes == 1000 &&
+                                            p.pool_spare_bytes == 700);
+    /* Reuse from the reservation is no new memory; a plain allocation is. */
+    VT_CHECK("free", free_ok(DEV, 0x2000));
+    vt_track_alloc(VT_SERIES_DEVICE, 0, 0x3000, 900, VT_API_cuMemAllocAsync);
+    vt_track_device_peak(0, &p);
+    VT_CHECK_EQ("reuse: no new peak", p.peak_bytes, 1100);
+    vt_track_alloc(VT_SERIES_DEVICE, 0, 0x4000, 50, ALLOC);
+    vt_track_device_peak(0, &p);
+    VT_CHECK("a new peak, with the spare then",
+             p.peak_bytes == 1150 && p.peak_pool_spare_bytes == 100 && p.pool_spare_bytes == 100);
+    uint64_t at_peak[VT_CAT_COUNT];
+    vt_track_peak_by_category(0, at_peak);
+    VT_CHECK_EQ("categories at the device peak: the allocations", at_peak[VT_CAT_UNKNOWN], 1050);
+    CHECK_SERIES("the allocations' own peak", VT_SERIES_DEVICE, 0, 1050, 1050, 4, 1);
+    /* The pool shrinks: the peak stays, the reservation now is the sample's. */
+    uint64_t shrunk[4] = {900, 900, 1000, 900};
+    vt_track_pool(0, 1, shrunk, ++gen, &written);
+    vt_track_device_peak(0, &p);
+    VT_CHECK("shrunk", p.peak_bytes == 1150 && p.pool_reserved_bytes == 900 &&
+                           p.pool_reserved_peak_bytes == 1000 && p.pool_spare_bytes == 0);
+    /* Allocations in flight while live bytes fall raise the device figure too. */
+    vt_inflight_add(500);
+    VT_CHECK("free while 500 in flight", free_ok(DEV, 0x4000));
+    vt_inflight_sub(500);
+    vt_track_device_peak(0, &p);
+    VT_CHECK_EQ("in flight: 1050 + 500", p.peak_bytes, 1550);
+    vt_track_reset();
+    vt_track_device_peak(0, &p);
+    VT_CHECK("reset", p.peak_bytes == 0 && p.pool_reserved_peak_bytes == 0);
+}
+
 /* A free with several series (cuMemFree frees device and managed memory alike) finds the key in
  * whichever holds it, and counts it out of that series only. */
 static void test_free_mask(void)
@@ -802,6 +849,7 @@ int main(void)
     test_unmatched_and_failed_free();
     test_free_in_flight();
     test_inflight_peak();
+    test_pool_peak();
     test_free_mask();
     test_realloc_live_key();
     test_vmm();

@@ -13,7 +13,9 @@
 #             device's, in JSON ('pools'), and the text and HTML reports show them side by side;
 #             the device peak counts the reservations: it equals the device's high-water mark of
 #             what it holds (hwm_bytes, above its allocations' own), the device's tensors live
-#             peak its allocations' and its pool reserved peak the same high-water mark
+#             peak its allocations' and its pool reserved peak the same high-water mark; the
+#             library's own figures, in its exit summary and its out-of-memory block at the
+#             case's last request, are the report's
 #   current   a pool of the program's own made current (cuDeviceSetMemPool), then the default
 #             one again (cudaDeviceSetMemPool): each pool's figures and the device's as above
 # Needs python3 (exits 77, skipped, without it).
@@ -22,7 +24,11 @@ python3 -c 'import json' 2>/dev/null || { echo "python3 not found: skipped"; exi
 . "$(dirname "$0")/../../lib/preamble.sh"
 
 # shellcheck disable=SC2086 # pools-T is two words: pools T
-env -i PATH="$PATH" LD_LIBRARY_PATH="$simdir" LD_PRELOAD="$lib" VRAMTRACE_QUIET=1 \
+case $case in
+pools-*) say=VRAMTRACE_VERBOSE=1 ;; # the exit summary and the OOM block, checked below
+*) say=VRAMTRACE_QUIET=1 ;;
+esac
+env -i PATH="$PATH" LD_LIBRARY_PATH="$simdir" LD_PRELOAD="$lib" "$say" \
     VRAMTRACE_OUTPUT="$tmp/t.vtr" VTSIM_DEVICE_MEMORY=4G VTSIM_STATS="$tmp/stats" \
     "$prog" $(echo "$case" | tr - ' ') >"$tmp/out" 2>&1
 rc=$?
@@ -121,6 +127,43 @@ for (sim_id, theirs), ours in zip(sim_pools, j["pools"]):
                          ("used_bytes", "used_bytes"),
                          ("tensors_live_peak_bytes", "used_hwm_bytes")):
         got[f"pool {ours['pool']} {key}"] = (ours[key], theirs[sim_key])
+if case.startswith("pools"):
+    # The library's own figures (stats lines: bytes; the summary and OOM lines: as it prints
+    # them) against the report's.
+    def fmt(n):
+        units = ["B", "KiB", "MiB", "GiB", "TiB"]
+        u = 0
+        while u + 1 < len(units) and n >> (10 * (u + 1)):
+            u += 1
+        return f"{n} B" if u == 0 else f"{n / (1 << (10 * u)):.1f} {units[u]}"
+    out = open(f"{tmp}/out").read().splitlines()
+    line = [l for l in out if l.startswith("vramtrace: stats pools device=0 ")]
+    if len(line) != 1:
+        print(f"FAIL {case}: no 'stats pools device=0' line in:\n" + "\n".join(out))
+        sys.exit(1)
+    lib = {k: int(v) for k, v in (w.split("=") for w in line[0].split()[3:])}
+    for key, ours in (("peak", "peak_bytes"), ("pool_spare_at_peak", "pool_spare_bytes"),
+                      ("tensors_live_peak", "tensors_live_peak_bytes"),
+                      ("pool_reserved_peak", "pool_reserved_peak_bytes")):
+        got[f"library {key}"] = (lib[key], dev[0][ours])
+    want = (f"vramtrace: peak {fmt(dev[0]['peak_bytes'])} of device memory on device 0 (",
+            f"pool spare {fmt(dev[0]['pool_spare_bytes'])}",
+            f"), tensors live peak {fmt(dev[0]['tensors_live_peak_bytes'])}, pool reserved peak "
+            f"{fmt(dev[0]['pool_reserved_peak_bytes'])}, ")
+    summary = [l for l in out if l.startswith(want[0]) and want[1] in l and want[2] in l]
+    if len(summary) != 1:
+        print(f"FAIL {case}: no exit summary with {want} in:\n" + "\n".join(out))
+        sys.exit(1)
+    oom = [o for o in j["ooms"] if o["requested_bytes"] == 64 << 30]
+    want = (f"  pool reserved {fmt(oom[0]['pool_reserved_bytes'])}, pool spare "
+            f"{fmt(oom[0]['pool_spare_bytes'])} (reserved beyond live allocations)") if oom else ""
+    if (len(oom) != 1 or not oom[0]["pool_reserved_bytes"] or
+            f"vramtrace: {want}" not in out):
+        print(f"FAIL {case}: no OOM, or no OOM block line '{want}', in:\n" + "\n".join(out))
+        sys.exit(1)
+    got["OOM pool spare"] = (oom[0]["pool_spare_bytes"],
+                             oom[0]["pool_reserved_bytes"] - sum(
+                                 p["used_bytes"] for p in j["pools"] if p["device"] == 0))
 fail = [f"{k} {ours} != the device's {theirs}" for k, (ours, theirs) in got.items()
         if ours != theirs]
 if fail:

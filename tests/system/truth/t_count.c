@@ -11,7 +11,8 @@
  *   t_count pools T    stream-ordered allocations from the default pool, its release
  *                      threshold T (0, 1G or max), through the runtime and the driver, with
  *                      synchronizations of each kind and a trim; and a pool of the program's
- *                      own (cuMemAllocFromPoolAsync)
+ *                      own (cuMemAllocFromPoolAsync); then a request the device cannot hold
+ *                      (out of memory)
  *   t_count current    a pool of the program's own made the device's current pool
  *                      (cuDeviceSetMemPool): cuMemAllocAsync and cudaMallocAsync allocate from
  *                      it, then from the default pool again once cudaDeviceSetMemPool says so
@@ -190,6 +191,11 @@ static int pools(const char *threshold_name)
     check("cuMemAllocFromPoolAsync", cuMemAllocFromPoolAsync(&h, 4 * MIB, own, NULL));
     check("cuMemFreeAsync", cuMemFreeAsync(g, NULL));
     check("cuStreamSynchronize", cuStreamSynchronize(NULL));
+    /* More than the device has, while the pools hold their reservations: out of memory. */
+    void *huge = NULL;
+    if (cudaMallocAsync(&huge, (size_t)64 << 30, 0) != cudaErrorMemoryAllocation && n_errors++ < 10)
+        fprintf(stderr, "t_count: cudaMallocAsync of 64 GiB did not run out of memory\n");
+    (void)cudaGetLastError();
     (void)f;
     return n_errors != 0;
 }

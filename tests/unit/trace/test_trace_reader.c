@@ -628,6 +628,54 @@ static void test_pools(void)
     tb_release(&tb);
 }
 
+/* A device's PEAK record (after a cap): from 1.5 its peak counts the pools' spare reservation,
+ * given after the categories with the allocations' own peak and the pools' reserved peak; a 1.4
+ * record (without them) is the allocations' peak alone. */
+static void tb_peak(tb_t *tb, uint64_t peak_bytes, uint64_t weights_bytes, int n_more,
+                    const uint64_t more[3])
+{
+    uint8_t body[160];
+    size_t n = vt_put_varint(body, VT_TRACE_SERIES_DEVICE);
+    n += vt_put_varint(body + n, 0);
+    n += vt_put_varint(body + n, peak_bytes);
+    n += vt_put_varint(body + n, 77);
+    for (int c = 0; c < VT_CAT_COUNT; c++)
+        n += vt_put_varint(body + n, c == VT_CAT_WEIGHTS ? weights_bytes : 0);
+    for (int i = 0; i < n_more; i++)
+        n += vt_put_varint(body + n, more[i]);
+    tb_extension(tb, VT_REC_PEAK, body, n);
+}
+
+static void test_peak_records(void)
+{
+    tb_t tb;
+    vt_reader_t r;
+    vt_analysis_t a;
+    const char *path = tmp_path("peak.vtr");
+    const uint64_t pools[3] = {6000, 9000, 10000}; /* spare, tensors peak, reserved peak */
+    for (int with_pools = 0; with_pools < 2; with_pools++) {
+        tb_init(&tb, VT_FORMAT_MAJOR, VT_FORMAT_MINOR);
+        tb_alloc(&tb, 1, VT_TRACE_SERIES_DEVICE, VT_CAT_WEIGHTS, 0, 0, 0x1000, 1000, 0, 0);
+        tb_extension(&tb, VT_REC_CAPPED, (const uint8_t *)"\x80\x80\x40", 3);
+        tb_peak(&tb, with_pools ? 15000 : 9000, 9000, with_pools ? 3 : 0, pools);
+        tb_write(&tb, path, SIZE_MAX);
+        VT_CHECK_EQ("peak trace", read_all(path, &a, &r), 0);
+        const vt_device_stats_t *d = vt_stream_device(&a, 0);
+        if (with_pools)
+            VT_CHECK("1.5 PEAK: the device figure, its spare, the allocations' and pools' peaks",
+                     d && d->peak_bytes == 15000 && d->peak_pool_spare_bytes == 6000 &&
+                         d->tensors_peak_bytes == 9000 && d->pool_reserved_peak_bytes == 10000 &&
+                         d->peak_by_category[VT_CAT_WEIGHTS] == 9000 && d->peak_t_ns == 77);
+        else
+            VT_CHECK("1.4 PEAK: the allocations' peak, no spare",
+                     d && d->peak_bytes == 9000 && d->peak_pool_spare_bytes == 0 &&
+                         d->tensors_peak_bytes == 9000 && d->pool_reserved_peak_bytes == 0);
+        vt_analysis_release(&a);
+        vt_reader_release(&r);
+        tb_release(&tb);
+    }
+}
+
 /* ---- the live set against a plain model ---------------------------------------------------- */
 
 #define N_SLOTS 3000
@@ -708,6 +756,7 @@ int main(void)
     test_handles();
     test_inflight();
     test_pools();
+    test_peak_records();
     test_live_set();
     char cmd[600];
     snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
