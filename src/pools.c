@@ -9,6 +9,7 @@
  * teardowns. Never under vt_lock; the table has a small lock of its own, never held across a
  * CUDA call. No allocation, no stdio. */
 #include "vt_internal.h"
+#include "vt_lock.h"
 
 #include <stdatomic.h>
 
@@ -47,6 +48,14 @@ static bool freed_since[VT_MAX_DEVICES];      /* a stream-ordered free since the
  * toward a pool only when it is the one pool of its device. */
 static uint64_t freeing_bytes[VT_MAX_DEVICES], freed_bytes[VT_MAX_DEVICES];
 static uint8_t pools_on_device[VT_MAX_DEVICES]; /* known pools of each device; table lock */
+/* A free is credited only to allocations on the stream it was made on: the driver reuses freed
+ * memory on that stream at once, in stream order, but on another stream only when the pool's
+ * reuse flags allow it or after a synchronization, and the pool grows otherwise. So each device
+ * keeps the stream of its last stream-ordered frees in a row (run_stream, valid: run_known) and
+ * its freeing_bytes when that row began (run_since); credit goes to an allocation on that
+ * stream when the row began before the pool's sample. Table lock. */
+static uint64_t run_stream[VT_MAX_DEVICES], run_since[VT_MAX_DEVICES];
+static bool run_known[VT_MAX_DEVICES];
 static atomic_flag table_lock = ATOMIC_FLAG_INIT;
 
 static void table_take(void)
@@ -96,19 +105,23 @@ static pool_t *pool_slot(uint64_t handle, int device)
     return p;
 }
 
-/* Whether p can have grown since its stored sample: what it used then, plus what was allocated
- * from it since, less what was freed since when it is its device's one pool, exceeds what it
+/* Whether p can have grown since its stored sample, for an allocation on stream
+ * (VT_POOLS_NO_STREAM: none): what it used then, plus what was allocated from it since, less
+ * what was freed since on that very stream when it is its device's one pool, exceeds what it
  * reserved. Table lock held. */
-static bool may_have_grown(const pool_t *p)
+static bool may_have_grown(const pool_t *p, uint64_t stream)
 {
     uint64_t used_bytes = p->used_bytes + (p->allocated_bytes - p->allocated_at_sample);
-    if (pools_on_device[p->device] == 1) {
+    int d = p->device;
+    if (pools_on_device[d] == 1) {
         /* Negative while frees begun before the answers are still in their calls. */
-        int64_t freed = (int64_t)(__atomic_load_n(&freed_bytes[p->device], __ATOMIC_ACQUIRE) -
-                                  p->freeing_at_sample);
+        int64_t freed =
+            (int64_t)(__atomic_load_n(&freed_bytes[d], __ATOMIC_ACQUIRE) - p->freeing_at_sample);
+        bool same_stream = stream != VT_POOLS_NO_STREAM && run_known[d] &&
+                           run_stream[d] == stream && run_since[d] <= p->freeing_at_sample;
         if (freed < 0)
             used_bytes += (uint64_t)-freed;
-        else
+        else if (same_stream)
             used_bytes = used_bytes > (uint64_t)freed ? used_bytes - (uint64_t)freed : 0;
     }
     return used_bytes > p->reserved_bytes || !p->stored_gen;
@@ -118,7 +131,7 @@ static bool may_have_grown(const pool_t *p)
  * pool the driver no longer knows (its context was torn down) is recorded empty and forgotten.
  * Samples taken at once by several threads: the newest one stands, in the table and the trace.
  * When allocations since its answers may have grown the pool further, it asks again. */
-static void sample(unsigned index, bool at_exit)
+static void sample(unsigned index, bool at_exit, uint64_t stream)
 {
     __typeof__(&cuMemPoolGetAttribute) get = VT_REAL(cuMemPoolGetAttribute);
     if (!get)
@@ -167,7 +180,7 @@ static void sample(unsigned index, bool at_exit)
                     pools_on_device[device]--;
             }
         }
-        bool again = store && !gone && may_have_grown(p);
+        bool again = store && !gone && may_have_grown(p, stream);
         table_give();
         if (moved) {
             uint64_t figures[4] = {v[0], v[1], v[2], v[3]};
@@ -178,10 +191,10 @@ static void sample(unsigned index, bool at_exit)
     }
 }
 
-/* After a successful stream-ordered allocation of size_bytes from pool (0: the device's current
- * pool, where cuMemAllocAsync allocates: its default pool unless cuDeviceSetMemPool set
- * another). */
-void vt_pools_after_alloc(int device, uint64_t pool, uint64_t size_bytes)
+/* After a successful stream-ordered allocation of size_bytes on stream (vt_pools_stream) from
+ * pool (0: the device's current pool, where cuMemAllocAsync allocates: its default pool unless
+ * cuDeviceSetMemPool set another). */
+void vt_pools_after_alloc(int device, uint64_t pool, uint64_t size_bytes, uint64_t stream)
 {
     if (!valid_device(device))
         return;
@@ -206,20 +219,40 @@ void vt_pools_after_alloc(int device, uint64_t pool, uint64_t size_bytes)
     unsigned index = 0;
     if (p) {
         p->allocated_bytes += size_bytes;
-        due = may_have_grown(p);
+        due = may_have_grown(p, stream);
         index = (unsigned)(p - pools);
     }
     table_give();
     if (due)
-        sample(index, false);
+        sample(index, false, stream);
 }
 
-/* Before the real free of size_bytes of a stream-ordered allocation on device, and after it
- * (ok: it succeeded). */
-void vt_pools_before_free(int device, uint64_t size_bytes)
+/* The stream a stream-ordered call names, as a key (per_thread: a _ptsz entry point, whose
+ * stream 0 is the per-thread default stream): each thread's per-thread default stream is its
+ * own; other handles are pointers (8-byte aligned) or the legacy stream (0, 1), which the
+ * thread keys ((tid << 2) | 3) never equal. */
+uint64_t vt_pools_stream(const void *stream, bool per_thread)
 {
-    if (valid_device(device))
-        __atomic_fetch_add(&freeing_bytes[device], size_bytes, __ATOMIC_ACQ_REL);
+    uintptr_t s = (uintptr_t)stream;
+    if (s == 2 || (per_thread && s == 0))
+        return ((uint64_t)vt_current_tid() << 2) | 3;
+    return s;
+}
+
+/* Before the real free of size_bytes of a stream-ordered allocation on device and stream
+ * (vt_pools_stream), and after it (ok: it succeeded). */
+void vt_pools_before_free(int device, uint64_t size_bytes, uint64_t stream)
+{
+    if (!valid_device(device))
+        return;
+    table_take();
+    if (!run_known[device] || run_stream[device] != stream) {
+        run_known[device] = true;
+        run_stream[device] = stream;
+        run_since[device] = __atomic_load_n(&freeing_bytes[device], __ATOMIC_ACQUIRE);
+    }
+    __atomic_fetch_add(&freeing_bytes[device], size_bytes, __ATOMIC_ACQ_REL);
+    table_give();
 }
 
 void vt_pools_after_free(int device, uint64_t size_bytes, bool ok)
@@ -227,7 +260,11 @@ void vt_pools_after_free(int device, uint64_t size_bytes, bool ok)
     if (!valid_device(device))
         return;
     if (!ok) {
+        /* The running total falls back: the row is begun again at the next free. */
+        table_take();
         __atomic_fetch_sub(&freeing_bytes[device], size_bytes, __ATOMIC_ACQ_REL);
+        run_known[device] = false;
+        table_give();
         return;
     }
     __atomic_fetch_add(&freed_bytes[device], size_bytes, __ATOMIC_ACQ_REL);
@@ -252,7 +289,7 @@ static void sample_shrinking(int device, bool forced, bool at_exit)
                     (freed && now_ns - p->sampled_t_ns >= USED_INTERVAL_NS));
         table_give();
         if (due)
-            sample(i, at_exit);
+            sample(i, at_exit, VT_POOLS_NO_STREAM);
     }
     for (int d = 0; d < VT_MAX_DEVICES; d++)
         if (device < 0 || d == device)
@@ -274,7 +311,7 @@ void vt_pools_at_trim(uint64_t pool)
             index = i;
     table_give();
     if (index < MAX_POOLS)
-        sample(index, false);
+        sample(index, false, VT_POOLS_NO_STREAM);
 }
 
 /* The device's current pool is asked again at its next stream-ordered allocation. */

@@ -260,8 +260,8 @@ static inline void record_pinned_alloc(int rc, uint64_t key, uint64_t size_bytes
 /* A stream-ordered allocation of size_bytes. What its pool may grow by stays in flight until
  * the pool is sampled (vt_pools_request_bytes); pool_alloc_begin adds it and returns it for
  * pool_alloc_end, which records the allocation on the device that holds it (record_alloc takes
- * the request itself back), samples the pool (0: the device's current one) and takes back the
- * rest. */
+ * the request itself back), samples the pool (0: the device's current one) as an allocation on
+ * stream (vt_pools_stream) and takes back the rest. */
 static inline uint64_t pool_alloc_begin(uint64_t size_bytes)
 {
     uint64_t pending_bytes = vt_pools_request_bytes(size_bytes);
@@ -270,12 +270,12 @@ static inline uint64_t pool_alloc_begin(uint64_t size_bytes)
 }
 
 static inline void pool_alloc_end(int rc, uint64_t key, uint64_t size_bytes, uint64_t pool,
-                                  vt_api_t api, uint64_t pending_bytes)
+                                  uint64_t stream, vt_api_t api, uint64_t pending_bytes)
 {
     int device =
         record_alloc(rc, VT_SERIES_DEVICE, DEVICE_OF_POINTER, key, size_bytes, api, size_bytes);
     if (device >= 0)
-        vt_pools_after_alloc(device, pool, size_bytes);
+        vt_pools_after_alloc(device, pool, size_bytes, stream);
     vt_inflight_sub(pending_bytes - size_bytes);
 }
 
@@ -308,14 +308,14 @@ static inline void rt_free_end(vt_free_t *f, const void *p, bool ok, vt_api_t ap
     }
 }
 
-/* A stream-ordered allocation about to be freed (f as free_begin found it): its bytes leave its
- * pool's use once the free returns (vt_pools_before_free, vt_pools_after_free). Returns whether
- * it is one. */
-static inline bool pool_free_begin(const vt_free_t *f)
+/* A stream-ordered allocation about to be freed on stream (vt_pools_stream; f as free_begin
+ * found it): its bytes leave its pool's use once the free returns (vt_pools_before_free,
+ * vt_pools_after_free). Returns whether it is one. */
+static inline bool pool_free_begin(const vt_free_t *f, uint64_t stream)
 {
     bool pooled = f->found && vt_api_stream_ordered(f->saved.api);
     if (pooled)
-        vt_pools_before_free(f->saved.device, f->saved.size_bytes);
+        vt_pools_before_free(f->saved.device, f->saved.size_bytes, stream);
     return pooled;
 }
 
@@ -571,7 +571,8 @@ VT_EXPORT CUresult cuMemAllocAsync(CUdeviceptr *dptr, size_t bytesize, CUstream 
     VT_ENTER(cuMemAllocAsync, CU_NOT_FOUND, (dptr, bytesize, hStream));
     uint64_t pending_bytes = pool_alloc_begin(bytesize);
     VT_CALL_SAVING_ERRNO(rc, real(dptr, bytesize, hStream));
-    pool_alloc_end(rc, OUT_ON_SUCCESS(rc, dptr), bytesize, 0, api, pending_bytes);
+    pool_alloc_end(rc, OUT_ON_SUCCESS(rc, dptr), bytesize, 0, vt_pools_stream(hStream, false), api,
+                   pending_bytes);
     VT_RETURN(rc);
 }
 
@@ -580,7 +581,8 @@ VT_EXPORT CUresult cuMemAllocAsync_ptsz(CUdeviceptr *dptr, size_t bytesize, CUst
     VT_ENTER(cuMemAllocAsync_ptsz, CU_NOT_FOUND, (dptr, bytesize, hStream));
     uint64_t pending_bytes = pool_alloc_begin(bytesize);
     VT_CALL_SAVING_ERRNO(rc, real(dptr, bytesize, hStream));
-    pool_alloc_end(rc, OUT_ON_SUCCESS(rc, dptr), bytesize, 0, api, pending_bytes);
+    pool_alloc_end(rc, OUT_ON_SUCCESS(rc, dptr), bytesize, 0, vt_pools_stream(hStream, true), api,
+                   pending_bytes);
     VT_RETURN(rc);
 }
 
@@ -590,8 +592,8 @@ VT_EXPORT CUresult cuMemAllocFromPoolAsync(CUdeviceptr *dptr, size_t bytesize, C
     VT_ENTER(cuMemAllocFromPoolAsync, CU_NOT_FOUND, (dptr, bytesize, pool, hStream));
     uint64_t pending_bytes = pool_alloc_begin(bytesize);
     VT_CALL_SAVING_ERRNO(rc, real(dptr, bytesize, pool, hStream));
-    pool_alloc_end(rc, OUT_ON_SUCCESS(rc, dptr), bytesize, (uint64_t)(uintptr_t)pool, api,
-                   pending_bytes);
+    pool_alloc_end(rc, OUT_ON_SUCCESS(rc, dptr), bytesize, (uint64_t)(uintptr_t)pool,
+                   vt_pools_stream(hStream, false), api, pending_bytes);
     VT_RETURN(rc);
 }
 
@@ -601,8 +603,8 @@ VT_EXPORT CUresult cuMemAllocFromPoolAsync_ptsz(CUdeviceptr *dptr, size_t bytesi
     VT_ENTER(cuMemAllocFromPoolAsync_ptsz, CU_NOT_FOUND, (dptr, bytesize, pool, hStream));
     uint64_t pending_bytes = pool_alloc_begin(bytesize);
     VT_CALL_SAVING_ERRNO(rc, real(dptr, bytesize, pool, hStream));
-    pool_alloc_end(rc, OUT_ON_SUCCESS(rc, dptr), bytesize, (uint64_t)(uintptr_t)pool, api,
-                   pending_bytes);
+    pool_alloc_end(rc, OUT_ON_SUCCESS(rc, dptr), bytesize, (uint64_t)(uintptr_t)pool,
+                   vt_pools_stream(hStream, true), api, pending_bytes);
     VT_RETURN(rc);
 }
 
@@ -611,7 +613,7 @@ VT_EXPORT CUresult cuMemFreeAsync(CUdeviceptr dptr, CUstream hStream)
     VT_ENTER(cuMemFreeAsync, CU_NOT_FOUND, (dptr, hStream));
     vt_free_t f;
     free_begin(DEVICE_SERIES, dptr, api, &f);
-    bool pooled = pool_free_begin(&f);
+    bool pooled = pool_free_begin(&f, vt_pools_stream(hStream, false));
     VT_CALL_SAVING_ERRNO(rc, real(dptr, hStream));
     vt_track_free_end(&f, rc == CUDA_SUCCESS, api);
     pool_free_end(&f, pooled, rc == CUDA_SUCCESS);
@@ -623,7 +625,7 @@ VT_EXPORT CUresult cuMemFreeAsync_ptsz(CUdeviceptr dptr, CUstream hStream)
     VT_ENTER(cuMemFreeAsync_ptsz, CU_NOT_FOUND, (dptr, hStream));
     vt_free_t f;
     free_begin(DEVICE_SERIES, dptr, api, &f);
-    bool pooled = pool_free_begin(&f);
+    bool pooled = pool_free_begin(&f, vt_pools_stream(hStream, true));
     VT_CALL_SAVING_ERRNO(rc, real(dptr, hStream));
     vt_track_free_end(&f, rc == CUDA_SUCCESS, api);
     pool_free_end(&f, pooled, rc == CUDA_SUCCESS);
@@ -1036,7 +1038,8 @@ VT_EXPORT cudaError_t cudaMallocAsync(void **devPtr, size_t size, cudaStream_t h
     VT_ENTER(cudaMallocAsync, RT_NOT_FOUND, (devPtr, size, hStream));
     uint64_t pending_bytes = pool_alloc_begin(size);
     VT_CALL_SAVING_ERRNO(rc, real(devPtr, size, hStream));
-    pool_alloc_end(rc, OUT_ON_SUCCESS(rc, devPtr), size, 0, api, pending_bytes);
+    pool_alloc_end(rc, OUT_ON_SUCCESS(rc, devPtr), size, 0, vt_pools_stream(hStream, false), api,
+                   pending_bytes);
     VT_RETURN(rc);
 }
 
@@ -1045,7 +1048,8 @@ VT_EXPORT cudaError_t cudaMallocAsync_ptsz(void **devPtr, size_t size, cudaStrea
     VT_ENTER(cudaMallocAsync_ptsz, RT_NOT_FOUND, (devPtr, size, hStream));
     uint64_t pending_bytes = pool_alloc_begin(size);
     VT_CALL_SAVING_ERRNO(rc, real(devPtr, size, hStream));
-    pool_alloc_end(rc, OUT_ON_SUCCESS(rc, devPtr), size, 0, api, pending_bytes);
+    pool_alloc_end(rc, OUT_ON_SUCCESS(rc, devPtr), size, 0, vt_pools_stream(hStream, true), api,
+                   pending_bytes);
     VT_RETURN(rc);
 }
 
@@ -1055,8 +1059,8 @@ VT_EXPORT cudaError_t cudaMallocFromPoolAsync(void **ptr, size_t size, cudaMemPo
     VT_ENTER(cudaMallocFromPoolAsync, RT_NOT_FOUND, (ptr, size, memPool, stream));
     uint64_t pending_bytes = pool_alloc_begin(size);
     VT_CALL_SAVING_ERRNO(rc, real(ptr, size, memPool, stream));
-    pool_alloc_end(rc, OUT_ON_SUCCESS(rc, ptr), size, (uint64_t)(uintptr_t)memPool, api,
-                   pending_bytes);
+    pool_alloc_end(rc, OUT_ON_SUCCESS(rc, ptr), size, (uint64_t)(uintptr_t)memPool,
+                   vt_pools_stream(stream, false), api, pending_bytes);
     VT_RETURN(rc);
 }
 
@@ -1066,8 +1070,8 @@ VT_EXPORT cudaError_t cudaMallocFromPoolAsync_ptsz(void **ptr, size_t size, cuda
     VT_ENTER(cudaMallocFromPoolAsync_ptsz, RT_NOT_FOUND, (ptr, size, memPool, stream));
     uint64_t pending_bytes = pool_alloc_begin(size);
     VT_CALL_SAVING_ERRNO(rc, real(ptr, size, memPool, stream));
-    pool_alloc_end(rc, OUT_ON_SUCCESS(rc, ptr), size, (uint64_t)(uintptr_t)memPool, api,
-                   pending_bytes);
+    pool_alloc_end(rc, OUT_ON_SUCCESS(rc, ptr), size, (uint64_t)(uintptr_t)memPool,
+                   vt_pools_stream(stream, true), api, pending_bytes);
     VT_RETURN(rc);
 }
 
@@ -1116,7 +1120,7 @@ VT_EXPORT cudaError_t cudaFreeAsync(void *devPtr, cudaStream_t hStream)
     VT_ENTER(cudaFreeAsync, RT_NOT_FOUND, (devPtr, hStream));
     vt_free_t f;
     rt_free_begin(DEVICE_SERIES, devPtr, api, &f);
-    bool pooled = pool_free_begin(&f);
+    bool pooled = pool_free_begin(&f, vt_pools_stream(hStream, false));
     VT_CALL_SAVING_ERRNO(rc, real(devPtr, hStream));
     rt_free_end(&f, devPtr, RT_OK(rc), api);
     pool_free_end(&f, pooled, RT_OK(rc));
@@ -1128,7 +1132,7 @@ VT_EXPORT cudaError_t cudaFreeAsync_ptsz(void *devPtr, cudaStream_t hStream)
     VT_ENTER(cudaFreeAsync_ptsz, RT_NOT_FOUND, (devPtr, hStream));
     vt_free_t f;
     rt_free_begin(DEVICE_SERIES, devPtr, api, &f);
-    bool pooled = pool_free_begin(&f);
+    bool pooled = pool_free_begin(&f, vt_pools_stream(hStream, true));
     VT_CALL_SAVING_ERRNO(rc, real(devPtr, hStream));
     rt_free_end(&f, devPtr, RT_OK(rc), api);
     pool_free_end(&f, pooled, RT_OK(rc));

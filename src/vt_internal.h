@@ -626,7 +626,10 @@ bool vt_is_own_address(const void *p);
 int vt_current_device(void);          /* from the real driver; 0 when unknown */
 int vt_device_of_pointer(uint64_t p); /* from the real driver; -1 when unknown */
 /* ---- pools.c: stream-ordered pools' reservations, sampled where they can change -------------- */
-void vt_pools_after_alloc(int device, uint64_t pool, uint64_t size_bytes); /* pool 0: default */
+/* pool 0: the device's current one; stream: vt_pools_stream's key */
+void vt_pools_after_alloc(int device, uint64_t pool, uint64_t size_bytes, uint64_t stream);
+#define VT_POOLS_NO_STREAM UINT64_MAX
+uint64_t vt_pools_stream(const void *stream, bool per_thread);
 /* What a stream-ordered request of size_bytes may add to the device: its pool grows by whole
  * granules (2 MiB) of mapped memory, at most the request rounded up to one, and the growth is
  * known only once the pool is sampled after it (vt_pools_after_alloc). The shims keep that much
@@ -637,7 +640,8 @@ static inline uint64_t vt_pools_request_bytes(uint64_t size_bytes)
     uint64_t rounded = (size_bytes + VT_POOL_GRANULE_BYTES - 1) & ~(VT_POOL_GRANULE_BYTES - 1);
     return rounded < size_bytes ? size_bytes : rounded;
 }
-void vt_pools_before_free(int device, uint64_t size_bytes); /* a stream-ordered allocation's */
+/* a stream-ordered allocation's, on stream (vt_pools_stream) */
+void vt_pools_before_free(int device, uint64_t size_bytes, uint64_t stream);
 void vt_pools_after_free(int device, uint64_t size_bytes, bool ok);
 /* Whether api allocates from a stream-ordered pool. */
 static inline bool vt_api_stream_ordered(unsigned api)

@@ -254,8 +254,10 @@ void sim_ctx_teardown(sim_ctx_t *ctx)
         return;
     int device = ctx->device;
     for (sim_pool_t *p = sim_pools; p; p = p->next)
-        if (p->device == device)
+        if (p->device == device) {
+            sim_pool_synchronized(p);
             sim_pool_release(p, 0);
+        }
     sim_device_t *d = &sim_devices[device];
     sim_uncharge(device, d->graph_reserved_bytes);
     d->graph_reserved_bytes = d->graph_used_bytes = 0;

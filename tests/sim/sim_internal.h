@@ -77,6 +77,14 @@ struct sim_pool_s {
     size_t reserved_hwm_bytes, used_hwm_bytes; /* the true high-water marks, never reset */
     cuuint64_t release_threshold_bytes;
     int reuse[3]; /* the three CU_MEMPOOL_ATTR_REUSE_* flags */
+    /* Freed on a stream and not reusable by another one yet: with neither opportunistic reuse
+     * nor internal dependencies allowed, until a synchronization. In the reservation, not in
+     * used_bytes. More streams than slots: the rest is reusable by none until then. */
+    struct {
+        CUstream stream;
+        size_t bytes;
+    } pending[8];
+    size_t pending_stranded_bytes;
     sim_pool_t *next;
 };
 
@@ -234,7 +242,8 @@ int sim_capture_any(void);
 /* sim_pool.c */
 sim_pool_t *sim_pool_default(int device);
 void sim_pool_release(sim_pool_t *pool, cuuint64_t keep_bytes);
-void sim_pool_sync_device(int device); /* the release threshold at sync points */
+void sim_pool_synchronized(sim_pool_t *pool); /* its frees are done: any stream may reuse them */
+void sim_pool_sync_device(int device);        /* the release threshold at sync points */
 void sim_async_free(sim_alloc_t *a);
 
 /* sim_vmm.c */

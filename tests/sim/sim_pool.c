@@ -2,7 +2,10 @@
 /* The simulated driver's stream-ordered allocator (memory pools). A pool
  * reserves device memory in 2 MiB steps as allocations need it and gives back what exceeds its
  * release threshold at synchronization points, as the real driver does, so reserved bytes can
- * stay far above live bytes. */
+ * stay far above live bytes. Memory freed on one stream is reused by another one only when the
+ * pool's reuse flags allow it (opportunistic reuse, or internal dependencies: work completes at
+ * once here, so either makes it reusable) or after a synchronization; the same stream reuses it
+ * at once, in stream order. */
 #include <stdlib.h>
 #include <string.h>
 #include "sim_internal.h"
@@ -46,14 +49,75 @@ static void pool_unlink_free(sim_pool_t *pool)
     free(pool);
 }
 
-/* Shrinks the reservation to what live allocations and keep_bytes need (2 MiB steps). A keep at
- * or above the reservation keeps everything; it is tested before any rounding, so the "never
- * release" threshold UINT64_MAX cannot wrap to 0. */
+/* Whether memory freed on one stream may go to another before a synchronization. */
+static int cross_stream_reuse(const sim_pool_t *pool)
+{
+    return pool->reuse[CU_MEMPOOL_ATTR_REUSE_ALLOW_OPPORTUNISTIC -
+                       CU_MEMPOOL_ATTR_REUSE_FOLLOW_EVENT_DEPENDENCIES] ||
+           pool->reuse[CU_MEMPOOL_ATTR_REUSE_ALLOW_INTERNAL_DEPENDENCIES -
+                       CU_MEMPOOL_ATTR_REUSE_FOLLOW_EVENT_DEPENDENCIES];
+}
+
+/* The freed bytes stream may not reuse: those freed on other streams since a synchronization. */
+static size_t pending_elsewhere(const sim_pool_t *pool, CUstream stream)
+{
+    size_t bytes = pool->pending_stranded_bytes;
+    for (size_t i = 0; i < sizeof pool->pending / sizeof pool->pending[0]; i++)
+        if (pool->pending[i].bytes && pool->pending[i].stream != stream)
+            bytes += pool->pending[i].bytes;
+    return bytes;
+}
+
+static size_t pending_total(const sim_pool_t *pool)
+{
+    return pending_elsewhere(pool, (CUstream) ~(uintptr_t)0);
+}
+
+/* bytes freed on stream: reusable there at once, elsewhere after a synchronization. */
+static void pending_add(sim_pool_t *pool, CUstream stream, size_t bytes)
+{
+    size_t n = sizeof pool->pending / sizeof pool->pending[0], empty = n;
+    for (size_t i = 0; i < n; i++) {
+        if (pool->pending[i].bytes && pool->pending[i].stream == stream) {
+            pool->pending[i].bytes += bytes;
+            return;
+        }
+        if (!pool->pending[i].bytes && empty == n)
+            empty = i;
+    }
+    if (empty == n) {
+        pool->pending_stranded_bytes += bytes;
+        return;
+    }
+    pool->pending[empty].stream = stream;
+    pool->pending[empty].bytes = bytes;
+}
+
+/* An allocation of bytes on stream takes what that stream freed first. */
+static void pending_take(sim_pool_t *pool, CUstream stream, size_t bytes)
+{
+    for (size_t i = 0; i < sizeof pool->pending / sizeof pool->pending[0]; i++)
+        if (pool->pending[i].bytes && pool->pending[i].stream == stream) {
+            size_t taken = bytes < pool->pending[i].bytes ? bytes : pool->pending[i].bytes;
+            pool->pending[i].bytes -= taken;
+        }
+}
+
+void sim_pool_synchronized(sim_pool_t *pool)
+{
+    memset(pool->pending, 0, sizeof pool->pending);
+    pool->pending_stranded_bytes = 0;
+}
+
+/* Shrinks the reservation to what live allocations, frees not yet done (pending) and keep_bytes
+ * need (2 MiB steps). A keep at or above the reservation keeps everything; it is tested before
+ * any rounding, so the "never release" threshold UINT64_MAX cannot wrap to 0. */
 void sim_pool_release(sim_pool_t *pool, cuuint64_t keep_bytes)
 {
     if (keep_bytes >= pool->reserved_bytes)
         return;
-    size_t want = pool->used_bytes > keep_bytes ? pool->used_bytes : (size_t)keep_bytes;
+    size_t held = pool->used_bytes + pending_total(pool);
+    size_t want = held > keep_bytes ? held : (size_t)keep_bytes;
     want = sim_round_up(want, SIM_GRAN_BYTES); /* want < reserved, a multiple of 2 MiB */
     if (pool->reserved_bytes > want) {
         sim_uncharge(pool->device, pool->reserved_bytes - want);
@@ -64,8 +128,10 @@ void sim_pool_release(sim_pool_t *pool, cuuint64_t keep_bytes)
 void sim_pool_sync_device(int device)
 {
     for (sim_pool_t *p = sim_pools; p; p = p->next)
-        if (p->device == device)
+        if (p->device == device) {
+            sim_pool_synchronized(p);
             sim_pool_release(p, p->release_threshold_bytes);
+        }
 }
 
 /* Takes an allocation out of its pool's used bytes; the caller removes it from the registry. */
@@ -100,9 +166,10 @@ static CUresult pool_alloc(CUdeviceptr *dptr, size_t bytesize, sim_pool_t *pool,
     size_t charged = sim_round_up(bytesize, SIM_ALIGN_BYTES);
     if (charged < bytesize)
         return CUDA_ERROR_OUT_OF_MEMORY;
-    if (pool->used_bytes + charged > pool->reserved_bytes) {
-        size_t grow =
-            sim_round_up(pool->used_bytes + charged, SIM_GRAN_BYTES) - pool->reserved_bytes;
+    /* What other streams freed is not this one's yet (always 0 when the flags allow reuse). */
+    size_t needed = pool->used_bytes + pending_elsewhere(pool, hStream) + charged;
+    if (needed > pool->reserved_bytes) {
+        size_t grow = sim_round_up(needed, SIM_GRAN_BYTES) - pool->reserved_bytes;
         if ((rc = sim_charge(pool->device, grow)) != CUDA_SUCCESS)
             return rc;
         pool->reserved_bytes += grow;
@@ -118,6 +185,7 @@ static CUresult pool_alloc(CUdeviceptr *dptr, size_t bytesize, sim_pool_t *pool,
     a->pool = pool;
     a->charged_bytes = charged; /* counted in the pool's used bytes; see sim_async_free */
     pool->used_bytes += charged;
+    pending_take(pool, hStream, charged);
     if (pool->used_bytes > pool->used_high_bytes)
         pool->used_high_bytes = pool->used_bytes;
     if (pool->used_bytes > pool->used_hwm_bytes)
@@ -151,10 +219,16 @@ static CUresult pool_free(CUdeviceptr dptr, CUstream hStream)
     if (!a || (a->kind != SIM_KIND_ASYNC && a->kind != SIM_KIND_DEVICE &&
                a->kind != SIM_KIND_GRAPH && a->kind != SIM_KIND_MANAGED))
         return CUDA_ERROR_INVALID_VALUE;
-    if (a->kind == SIM_KIND_ASYNC)
+    if (a->kind == SIM_KIND_ASYNC) {
+        sim_pool_t *pool = a->pool;
+        size_t freed = a->charged_bytes;
+        int pool_gone = pool->destroy_pending && pool->used_bytes == freed;
         sim_async_free(a);
-    else if (a->kind == SIM_KIND_GRAPH)
+        if (!pool_gone && !cross_stream_reuse(pool))
+            pending_add(pool, hStream, freed);
+    } else if (a->kind == SIM_KIND_GRAPH) {
         sim_graph_free(a);
+    }
     sim_alloc_remove(a);
     return CUDA_SUCCESS;
 }

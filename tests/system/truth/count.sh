@@ -16,6 +16,8 @@
 #             peak its allocations' and its pool reserved peak the same high-water mark; the
 #             library's own figures, in its exit summary and its out-of-memory block at the
 #             case's last request, are the report's
+#   streams   a free on one stream, then an allocation on another, from a pool whose reuse flags
+#             are off: the pool grows (its figures and the device's as above)
 #   current   a pool of the program's own made current (cuDeviceSetMemPool), then the default
 #             one again (cudaDeviceSetMemPool): each pool's figures and the device's as above
 # Needs python3 (exits 77, skipped, without it).
@@ -75,7 +77,7 @@ for row in open(f"{tmp}/stats"):
         stats[w[0]] = {w[i]: int(w[i + 1]) for i in range(first, len(w) - 1, 2)}
 j = json.load(open(f"{tmp}/json"))
 dev = [d for d in j["devices"] if d["device"] == 0]
-pooled = case.startswith("pools") or case == "current"
+pooled = case.startswith("pools") or case in ("current", "streams")
 got = {
     # A pool holds its reservation: the device peak is then what the device held at most.
     "device peak": (dev[0]["peak_bytes"] if dev else 0,

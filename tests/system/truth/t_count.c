@@ -13,6 +13,8 @@
  *                      synchronizations of each kind and a trim; and a pool of the program's
  *                      own (cuMemAllocFromPoolAsync); then a request the device cannot hold
  *                      (out of memory)
+ *   t_count streams    a pool that lets no stream reuse another's frees before a
+ *                      synchronization: a free on one stream, an allocation on another
  *   t_count current    a pool of the program's own made the device's current pool
  *                      (cuDeviceSetMemPool): cuMemAllocAsync and cudaMallocAsync allocate from
  *                      it, then from the default pool again once cudaDeviceSetMemPool says so
@@ -142,6 +144,19 @@ static int padded(void)
 
 /* ---- stream-ordered pools ------------------------------------------------------------------ */
 
+/* A pool of the program's own on device 0. */
+static CUmemoryPool own_pool(void)
+{
+    CUmemPoolProps props;
+    memset(&props, 0, sizeof props);
+    props.allocType = CU_MEM_ALLOCATION_TYPE_PINNED;
+    props.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+    props.location.id = 0;
+    CUmemoryPool own = NULL;
+    check("cuMemPoolCreate", cuMemPoolCreate(&own, &props));
+    return own;
+}
+
 static void *rt_async(size_t bytes)
 {
     void *p = NULL;
@@ -177,13 +192,7 @@ static int pools(const char *threshold_name)
     rt_check("cudaMemPoolTrimTo", cudaMemPoolTrimTo(pool, 0)); /* down to what is used */
     rt_check("cudaFreeAsync", cudaFreeAsync(c, 0));
     /* A pool of the program's own, live at the end. */
-    CUmemPoolProps props;
-    memset(&props, 0, sizeof props);
-    props.allocType = CU_MEM_ALLOCATION_TYPE_PINNED;
-    props.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
-    props.location.id = 0;
-    CUmemoryPool own = NULL;
-    check("cuMemPoolCreate", cuMemPoolCreate(&own, &props));
+    CUmemoryPool own = own_pool();
     check("cuMemPoolSetAttribute",
           cuMemPoolSetAttribute(own, CU_MEMPOOL_ATTR_RELEASE_THRESHOLD, &threshold));
     CUdeviceptr g = 0, h = 0;
@@ -203,13 +212,7 @@ static int pools(const char *threshold_name)
 /* Stream-ordered allocations without a pool go to the device's current pool. */
 static int current(void)
 {
-    CUmemPoolProps props;
-    memset(&props, 0, sizeof props);
-    props.allocType = CU_MEM_ALLOCATION_TYPE_PINNED;
-    props.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
-    props.location.id = 0;
-    CUmemoryPool own = NULL, def = NULL;
-    check("cuMemPoolCreate", cuMemPoolCreate(&own, &props)); /* the device's pool 1 */
+    CUmemoryPool own = own_pool(), def = NULL;               /* the device's pool 1 */
     check("cuDeviceSetMemPool", cuDeviceSetMemPool(0, own)); /* the default one is pool 2 */
     CUdeviceptr a = 0;
     check("cuMemAllocAsync", cuMemAllocAsync(&a, 3 * MIB, NULL)); /* own: 4 MiB reserved */
@@ -225,10 +228,40 @@ static int current(void)
     return n_errors != 0;
 }
 
+/* A free on one stream, then an allocation of the same size on another, from a pool that lets
+ * no stream reuse what another freed before a synchronization: the pool grows, though the bytes
+ * allocated since its last sample, less those freed, fit what it reserved. The same on one
+ * stream reuses the freed memory. */
+static int streams(void)
+{
+    CUmemoryPool own = own_pool();
+    static const CUmemPool_attribute reuse[3] = {CU_MEMPOOL_ATTR_REUSE_FOLLOW_EVENT_DEPENDENCIES,
+                                                 CU_MEMPOOL_ATTR_REUSE_ALLOW_OPPORTUNISTIC,
+                                                 CU_MEMPOOL_ATTR_REUSE_ALLOW_INTERNAL_DEPENDENCIES};
+    for (int i = 0; i < 3; i++) {
+        int off = 0;
+        check("cuMemPoolSetAttribute", cuMemPoolSetAttribute(own, reuse[i], &off));
+    }
+    CUstream a, b;
+    check("cuStreamCreate", cuStreamCreate(&a, CU_STREAM_NON_BLOCKING));
+    check("cuStreamCreate", cuStreamCreate(&b, CU_STREAM_NON_BLOCKING));
+    CUdeviceptr x = 0, y = 0, z = 0;
+    check("cuMemAllocFromPoolAsync", cuMemAllocFromPoolAsync(&x, 4 * MIB, own, a)); /* 4 MiB */
+    check("cuMemFreeAsync", cuMemFreeAsync(x, a));
+    check("cuMemAllocFromPoolAsync", cuMemAllocFromPoolAsync(&y, 4 * MIB, own, a)); /* reused */
+    check("cuMemFreeAsync", cuMemFreeAsync(y, a));
+    check("cuMemAllocFromPoolAsync", cuMemAllocFromPoolAsync(&z, 4 * MIB, own, b)); /* 8 MiB */
+    check("cuMemFreeAsync", cuMemFreeAsync(z, b));
+    check("cuStreamSynchronize", cuStreamSynchronize(b)); /* threshold 0: back to nothing */
+    check("cuStreamDestroy", cuStreamDestroy_v2(a));
+    check("cuStreamDestroy", cuStreamDestroy_v2(b));
+    return n_errors != 0;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2 || sim_test_context(0) != CUDA_SUCCESS) {
-        fprintf(stderr, "usage: t_count contexts|arrays|padded|pools 0|1G|max|current\n");
+        fprintf(stderr, "usage: t_count contexts|arrays|padded|pools 0|1G|max|current|streams\n");
         return 2;
     }
     if (!strcmp(argv[1], "contexts"))
@@ -239,6 +272,8 @@ int main(int argc, char **argv)
         return padded();
     if (!strcmp(argv[1], "current"))
         return current();
+    if (!strcmp(argv[1], "streams"))
+        return streams();
     if (!strcmp(argv[1], "pools") && argc == 3)
         return pools(argv[2]);
     fprintf(stderr, "t_count: unknown mode '%s'\n", argv[1]);
