@@ -114,7 +114,8 @@ void vt_oom_report(int device, vt_api_t api, uint64_t requested_bytes, const vt_
     int n_sites = 0;
     uint64_t live[VT_CAT_COUNT] = {0}, total = 0;
     vt_track_lock();
-    for (vt_alloc_t *a = vt_table_first(); a; a = vt_table_next(a)) {
+    vt_alloc_t *a;
+    for (size_t pos = 0; (a = vt_table_iter(&pos));) {
         if (a->series != VT_SERIES_DEVICE || a->device != device)
             continue;
         live[a->category < VT_CAT_COUNT ? a->category : VT_CAT_UNKNOWN] += a->size_bytes;

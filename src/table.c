@@ -1,37 +1,62 @@
 /* SPDX-License-Identifier: MIT */
 /* The live table: every allocation, VMM handle and VMM mapping alive now, keyed by (key space,
- * value). An open-addressing hash table of compact slots (key, space, hash, entry) with linear
- * probing at load <= 1/2 and backward-shift deletion (no tombstones), in front of entries that
- * stay where they are from insert to remove (callers keep pointers to them) and are linked in
- * insertion order for iteration. All memory comes from the arena. Callers hold vt_lock.
- * AS-safe. */
+ * value). An open-addressing hash table of 16-byte slots (key, entry pointer tagged with the
+ * key space) with linear probing at load <= 1/2 and backward-shift deletion (no tombstones), in
+ * front of 64-byte entries carved from slabs of their exact size. Entries stay where they are
+ * from insert to remove (callers keep pointers to them); iteration walks the slabs, so it needs
+ * no links in the entries and survives removals. All memory comes from the arena. Callers hold
+ * vt_lock. AS-safe. */
 #include "vt_internal.h"
 
 #include <string.h>
 
 bool vt_table_oom; /* uthash's out-of-memory flag (stacks.c, strings.c); the table returns NULL */
 
-/* A lookup reads consecutive 24-byte slots, usually one cache line, and compares keys there
- * without touching an entry; the insert that follows a missed find reuses that find's hash and
- * empty slot; and the slot array, once made, stays until vt_table_release, so a table that
- * empties and fills again per pair rebuilds nothing (docs/performance.md, "The live table"). */
+/* A lookup reads consecutive slots, usually one cache line, and compares keys there without
+ * touching an entry; the insert that follows a missed find reuses that find's hash and empty
+ * slot; and the slot array, once made, stays until vt_table_release, so a table that empties
+ * and fills again per pair rebuilds nothing (docs/performance.md, "The live table"). The home
+ * slot of a key is its hash, recomputed from the slot when deletion or growth needs it: cheaper
+ * than 8 more bytes per slot. An entry is 16-byte aligned, so its pointer's low 4 bits hold the
+ * key space (VT_SPACE_VMM_MAP, the largest, is 5). */
 typedef struct slot_s {
     uint64_t key;
-    uint32_t space;
-    uint32_t hash;     /* low bits: the home slot, for backward-shift deletion */
-    vt_alloc_t *entry; /* NULL: empty */
+    uintptr_t tagged; /* the entry | its space; 0: empty */
 } slot_t;
 
+_Static_assert(sizeof(vt_alloc_t) == 64, "a live entry is 64 bytes: bench/footprint counts it");
+_Static_assert(sizeof(vt_alloc_t) % 16 == 0, "entries keep 4 low pointer bits for the space");
+_Static_assert(VT_SPACE_VMM_MAP < 16, "the space fits a slot's tag bits");
+
+#define TAG_BITS        ((uintptr_t)15)
 #define TABLE_MIN_SLOTS 16
 
-/* Removed entries wait here for the next insert (linked through next_), instead of going
- * back to the arena: a pair of allocation and free then costs no arena call. */
+static inline vt_alloc_t *slot_entry(const slot_t *s)
+{
+    return (vt_alloc_t *)(s->tagged & ~TAG_BITS);
+}
+
+static inline uint32_t slot_space(const slot_t *s)
+{
+    return (uint32_t)(s->tagged & TAG_BITS);
+}
+
+/* Entries live in slabs of SLAB_ENTRIES (16 KiB: a power of two, which the arena's size
+ * classes hold without waste), listed in a directory that doubles as it fills. Entries are made
+ * in order (n_made: every one below it was handed out once); a removed one is marked
+ * VT_SPACE_FREE and waits on the spare list, linked through its ctx, for the next insert. */
+#define SLAB_SHIFT    8
+#define SLAB_ENTRIES  ((size_t)1 << SLAB_SHIFT)
+#define VT_SPACE_FREE 0xff
+
+static vt_alloc_t **slabs;
+static size_t n_slabs, slabs_cap;
+static size_t n_made;
 static vt_alloc_t *spare_entries;
 
 static slot_t *slots;
 static size_t n_slots; /* a power of two, or 0 before the first insert */
 static size_t table_count;
-static vt_alloc_t *list_head, *list_tail;
 
 /* The last find that missed: where its key would go, while nothing has changed since. */
 static struct {
@@ -42,7 +67,7 @@ static struct {
     uint32_t hash;
 } last_miss;
 
-/* A multiply-xor mix of the 12 key bytes (murmur3's fmix64). */
+/* A multiply-xor mix of the key and its space (murmur3's fmix64). */
 static inline uint32_t table_hash(uint32_t space, uint64_t key)
 {
     uint64_t h = key ^ ((uint64_t)space * 0x9e3779b97f4a7c15ULL);
@@ -60,7 +85,7 @@ vt_alloc_t *vt_table_find(uint32_t space, uint64_t key)
     uint32_t h = table_hash(space, key);
     for (size_t i = h & mask;; i = (i + 1) & mask) {
         const slot_t *s = &slots[i];
-        if (!s->entry) {
+        if (!s->tagged) {
             last_miss.valid = true;
             last_miss.space = space;
             last_miss.key = key;
@@ -68,8 +93,8 @@ vt_alloc_t *vt_table_find(uint32_t space, uint64_t key)
             last_miss.hash = h;
             return NULL;
         }
-        if (s->key == key && s->space == space)
-            return s->entry;
+        if (s->key == key && slot_space(s) == space)
+            return slot_entry(s);
     }
 }
 
@@ -78,7 +103,7 @@ static size_t empty_slot_for(uint32_t h)
 {
     size_t mask = n_slots - 1;
     size_t i = h & mask;
-    while (slots[i].entry)
+    while (slots[i].tagged)
         i = (i + 1) & mask;
     return i;
 }
@@ -94,17 +119,48 @@ static bool table_resize(size_t want)
     slots = fresh;
     n_slots = want;
     for (size_t i = 0; i < n_old; i++)
-        if (old[i].entry)
-            slots[empty_slot_for(old[i].hash)] = old[i];
+        if (old[i].tagged)
+            slots[empty_slot_for(table_hash(slot_space(&old[i]), old[i].key))] = old[i];
     if (old)
         vt_arena_free(old, n_old * sizeof(slot_t));
     last_miss.valid = false;
     return true;
 }
 
-/* vt_table_insert: a copy of proto (its fields, VT_ALLOC_FIELD_BYTES) in the table, or NULL
- * when the arena is exhausted (the table is then unchanged). The caller has checked the key is
- * not present. vt_lock held. */
+/* An entry's memory: a spare one, or the next of the slabs (a new slab when the last is full);
+ * NULL when the arena refuses. */
+static vt_alloc_t *entry_take(void)
+{
+    vt_alloc_t *a = spare_entries;
+    if (VT_LIKELY(a)) {
+        spare_entries = (vt_alloc_t *)(uintptr_t)a->ctx;
+        return a;
+    }
+    if (n_made == n_slabs * SLAB_ENTRIES) {
+        if (n_slabs == slabs_cap) {
+            size_t cap = slabs_cap ? slabs_cap * 2 : 16;
+            vt_alloc_t **dir = vt_arena_alloc(cap * sizeof *dir);
+            if (!dir)
+                return NULL;
+            if (slabs) {
+                memcpy(dir, slabs, n_slabs * sizeof *dir);
+                vt_arena_free(slabs, slabs_cap * sizeof *dir);
+            }
+            slabs = dir;
+            slabs_cap = cap;
+        }
+        vt_alloc_t *slab = vt_arena_alloc_unzeroed(SLAB_ENTRIES * sizeof(vt_alloc_t));
+        if (!slab)
+            return NULL;
+        slabs[n_slabs++] = slab;
+    }
+    a = &slabs[n_made >> SLAB_SHIFT][n_made & (SLAB_ENTRIES - 1)];
+    n_made++;
+    return a;
+}
+
+/* vt_table_insert: a copy of proto in the table, or NULL when the arena is exhausted (the table
+ * is then unchanged). The caller has checked the key is not present. vt_lock held. */
 vt_alloc_t *vt_table_insert(const vt_alloc_t *proto)
 {
     /* Load at most 1/2. A table that cannot grow takes entries while one slot stays empty,
@@ -112,54 +168,41 @@ vt_alloc_t *vt_table_insert(const vt_alloc_t *proto)
     if (VT_UNLIKELY((table_count + 1) * 2 > n_slots) &&
         !table_resize(n_slots ? n_slots * 2 : TABLE_MIN_SLOTS) && table_count + 2 > n_slots)
         return NULL;
-    vt_alloc_t *a = spare_entries;
-    if (VT_LIKELY(a))
-        spare_entries = a->next_;
-    else if (!(a = vt_arena_alloc_unzeroed(sizeof(vt_alloc_t))))
+    if (VT_NEVER(proto->space > TAG_BITS || proto->space == VT_SPACE_FREE))
         return NULL;
-    memcpy(a, proto, VT_ALLOC_FIELD_BYTES);
-    a->key_pad_ = 0;
+    vt_alloc_t *a = entry_take();
+    if (!a)
+        return NULL;
+    memcpy(a, proto, sizeof *a);
     size_t i;
-    uint32_t h;
-    if (last_miss.valid && last_miss.key == a->key && last_miss.space == a->space) {
+    if (last_miss.valid && last_miss.key == a->key && last_miss.space == a->space)
         i = last_miss.index; /* hashed and probed once: by the find that missed */
-        h = last_miss.hash;
-    } else {
-        h = table_hash(a->space, a->key);
-        i = empty_slot_for(h);
-    }
+    else
+        i = empty_slot_for(table_hash(a->space, a->key));
     last_miss.valid = false;
     slots[i].key = a->key;
-    slots[i].space = a->space;
-    slots[i].hash = h;
-    slots[i].entry = a;
-    a->next_ = NULL;
-    a->prev_ = list_tail;
-    if (list_tail)
-        list_tail->next_ = a;
-    else
-        list_head = a;
-    list_tail = a;
+    slots[i].tagged = (uintptr_t)a | a->space;
     table_count++;
     return a;
 }
 
-/* vt_table_remove: a out of the table, its memory back to the arena. The slots after it that
- * may move back (their home slot is not between the freed slot and them) do, so no probe
+/* vt_table_remove: a out of the table, its memory kept for the next insert. The slots after it
+ * that may move back (their home slot is not between the freed slot and them) do, so no probe
  * sequence ever crosses an empty slot it needs (Knuth 6.4, algorithm R). vt_lock held. */
 void vt_table_remove(vt_alloc_t *a)
 {
     size_t mask = n_slots - 1;
+    uintptr_t tagged = (uintptr_t)a | a->space;
     size_t i = table_hash(a->space, a->key) & mask;
-    while (slots[i].entry != a) {
-        if (VT_NEVER(!slots[i].entry))
+    while (slots[i].tagged != tagged) {
+        if (VT_NEVER(!slots[i].tagged))
             return; /* not in the table */
         i = (i + 1) & mask;
     }
     for (size_t j = (i + 1) & mask;; j = (j + 1) & mask) {
-        if (!slots[j].entry)
+        if (!slots[j].tagged)
             break;
-        size_t home = slots[j].hash & mask;
+        size_t home = table_hash(slot_space(&slots[j]), slots[j].key) & mask;
         /* j stays when its home lies cyclically in (i, j]. */
         bool stays = i <= j ? (i < home && home <= j) : (i < home || home <= j);
         if (stays)
@@ -167,29 +210,28 @@ void vt_table_remove(vt_alloc_t *a)
         slots[i] = slots[j];
         i = j;
     }
-    slots[i].entry = NULL;
+    slots[i].tagged = 0;
     last_miss.valid = false;
-    if (a->prev_)
-        a->prev_->next_ = a->next_;
-    else
-        list_head = a->next_;
-    if (a->next_)
-        a->next_->prev_ = a->prev_;
-    else
-        list_tail = a->prev_;
-    a->next_ = spare_entries;
+    a->space = VT_SPACE_FREE;
+    a->ctx = (uint64_t)(uintptr_t)spare_entries;
     spare_entries = a;
     table_count--;
 }
 
-vt_alloc_t *vt_table_first(void)
+/* vt_table_iter: the first live entry at or after position *pos of the slabs, *pos moved past
+ * it; NULL at the end. Entries never move, so removing any entry while iterating is safe (and
+ * one inserted meanwhile may or may not be visited). The order is the slabs', not insertion. */
+vt_alloc_t *vt_table_iter(size_t *pos)
 {
-    return list_head;
-}
-
-vt_alloc_t *vt_table_next(vt_alloc_t *a)
-{
-    return a->next_;
+    for (size_t p = *pos; p < n_made; p++) {
+        vt_alloc_t *a = &slabs[p >> SLAB_SHIFT][p & (SLAB_ENTRIES - 1)];
+        if (a->space != VT_SPACE_FREE) {
+            *pos = p + 1;
+            return a;
+        }
+    }
+    *pos = n_made;
+    return NULL;
 }
 
 size_t vt_table_count(void)
@@ -202,33 +244,36 @@ size_t vt_table_slots(void)
     return n_slots;
 }
 
-/* vt_table_release: the slot array and the spare entries back to the arena once every entry
- * has been removed (vt_track_reset). vt_lock held. */
+/* vt_table_release: the slot array, the slabs and their directory back to the arena once every
+ * entry has been removed (vt_track_reset). vt_lock held. */
 void vt_table_release(void)
 {
     if (table_count)
         return;
-    while (spare_entries) {
-        vt_alloc_t *a = spare_entries;
-        spare_entries = a->next_;
-        vt_arena_free(a, sizeof *a);
-    }
+    for (size_t s = 0; s < n_slabs; s++)
+        vt_arena_free(slabs[s], SLAB_ENTRIES * sizeof(vt_alloc_t));
+    if (slabs)
+        vt_arena_free(slabs, slabs_cap * sizeof *slabs);
+    slabs = NULL;
+    n_slabs = slabs_cap = n_made = 0;
+    spare_entries = NULL;
     if (slots) {
         vt_arena_free(slots, n_slots * sizeof(slot_t));
         slots = NULL;
         n_slots = 0;
-        last_miss.valid = false;
     }
+    last_miss.valid = false;
 }
 
 /* The fork child's table belongs to the parent's process: forget it without touching its
  * entries or slots (their arena blocks are simply not reused). */
 void vt_table_forget(void)
 {
+    slabs = NULL;
+    n_slabs = slabs_cap = n_made = 0;
     spare_entries = NULL;
     slots = NULL;
     n_slots = 0;
     table_count = 0;
-    list_head = list_tail = NULL;
     last_miss.valid = false;
 }

@@ -176,19 +176,16 @@ static void insert_counted(vt_alloc_t *proto, bool implicit)
 static void fill_proto(vt_alloc_t *a, uint32_t space, int series, int device, uint64_t key,
                        uint64_t size_bytes, vt_api_t api, const vt_callsite_t *cs)
 {
-    /* The fields only: the hash handle of a prototype is never read (vt_table_insert copies
-     * the entry up to it). */
     __builtin_memset(a, 0, VT_ALLOC_FIELD_BYTES);
     a->stack_id = cs ? cs->stack_id : 0;
     a->category = cs ? cs->category : VT_CAT_UNKNOWN;
     a->key = key;
     a->space = space;
     a->series = (int8_t)series;
-    a->device = clamp_device(device);
+    a->device = (uint8_t)clamp_device(device);
     a->size_bytes = size_bytes;
     a->api = (uint16_t)api;
     a->t_ns = vt_now_ns();
-    a->tid = vt_current_tid();
 }
 
 /* vt_track_alloc_at: a successful allocation of size_bytes at key in series, made at call-site
@@ -238,7 +235,7 @@ void vt_track_free_begin_at(unsigned series_mask, uint64_t key, vt_api_t api, vt
     if (a) {
         a->n_freeing++;
         a->free_api = (uint16_t)api;
-        /* The fields only: end needs the series, space and serial. */
+        /* End needs the series, space and serial. */
         __builtin_memcpy(&f->saved, a, VT_ALLOC_FIELD_BYTES);
     }
     vt_lock_give();
@@ -423,14 +420,12 @@ void vt_track_vmm_map(uint64_t va, uint64_t size_bytes, uint64_t handle)
 }
 
 /* One mapping is gone: its handle loses a mapping (and its bytes when nothing else holds it).
- * vt_lock held; *next, when given, is moved past the handle if the handle is removed. */
-static void vmm_unmap_one(vt_alloc_t *m, vt_api_t api, vt_alloc_t **next)
+ * vt_lock held. */
+static void vmm_unmap_one(vt_alloc_t *m, vt_api_t api)
 {
     vt_alloc_t *h = vt_table_find(VT_SPACE_VMM_HANDLE, m->vmm_handle);
     if (h && h->n_mappings > 0) {
         h->n_mappings--;
-        if (next && h == *next)
-            *next = vt_table_next(h);
         vmm_maybe_release(h, api);
     }
     vt_table_remove(m);
@@ -451,16 +446,13 @@ void vt_track_vmm_unmap(uint64_t va, uint64_t size_bytes, vt_api_t api)
         if (!m || m->size_bytes == 0 || m->size_bytes > size_bytes - done_bytes)
             break;
         done_bytes += m->size_bytes;
-        vmm_unmap_one(m, api, NULL);
+        vmm_unmap_one(m, api);
     }
     if (done_bytes < size_bytes) {
-        vt_alloc_t *a = vt_table_first();
-        while (a) {
-            vt_alloc_t *next = vt_table_next(a);
+        vt_alloc_t *a;
+        for (size_t pos = 0; (a = vt_table_iter(&pos));)
             if (a->space == VT_SPACE_VMM_MAP && a->key >= va && a->key - va < size_bytes)
-                vmm_unmap_one(a, api, &next);
-            a = next;
-        }
+                vmm_unmap_one(a, api);
     }
     vt_lock_give();
 }
@@ -508,9 +500,8 @@ static void drop_owned(bool (*owned)(const vt_alloc_t *a, int device, uint64_t c
                        uint64_t ctx, uint64_t serial_before, vt_api_t api)
 {
     vt_lock_take();
-    vt_alloc_t *a = vt_table_first();
-    while (a) {
-        vt_alloc_t *next = vt_table_next(a);
+    vt_alloc_t *a;
+    for (size_t pos = 0; (a = vt_table_iter(&pos));) {
         if ((a->space == VT_SERIES_DEVICE || a->space == VT_SERIES_MANAGED ||
              a->space == VT_SERIES_IMPORTED) &&
             a->serial <= serial_before && owned(a, device, ctx)) {
@@ -518,7 +509,6 @@ static void drop_owned(bool (*owned)(const vt_alloc_t *a, int device, uint64_t c
             vt_writer_free(a->series, a->key, false, false, true, api);
             vt_table_remove(a);
         }
-        a = next;
     }
     vt_lock_give();
 }
@@ -684,12 +674,9 @@ static void forget_all(void)
 void vt_track_reset(void)
 {
     vt_lock_take();
-    vt_alloc_t *a = vt_table_first();
-    while (a) {
-        vt_alloc_t *next = vt_table_next(a);
+    vt_alloc_t *a;
+    for (size_t pos = 0; (a = vt_table_iter(&pos));)
         vt_table_remove(a);
-        a = next;
-    }
     vt_table_release();
     forget_all();
     vt_lock_give();

@@ -242,19 +242,13 @@ typedef enum vt_series_e {
 #define VT_SPACE_VMM_HANDLE VT_SERIES_COUNT       /* cuMemCreate handles, counted in a series */
 #define VT_SPACE_VMM_MAP    (VT_SERIES_COUNT + 1) /* cuMemMap ranges: count nothing */
 
+/* A live entry: 64 bytes (table.c's slabs hold exactly that, bench/footprint counts it), so the
+ * 64-bit figures come first and the small ones are packed. */
 typedef struct vt_alloc_s {
-    uint64_t key;      /* address, array handle or VMM handle */
-    uint32_t space;    /* vt_series_t or VT_SPACE_* */
-    uint32_t key_pad_; /* zero (the table clears it) */
+    uint64_t key; /* address, array handle or VMM handle */
     uint64_t size_bytes;
-    uint64_t t_ns;  /* when it was allocated */
-    uint64_t ctx;   /* the context current when it was made (0: none, host memory, unknown) */
-    int32_t device; /* device ordinal; 0 for host series */
-    uint32_t tid;
-    uint16_t api;      /* vt_api_t that made it */
-    int8_t series;     /* the series its bytes count in, or -1 (VMM mappings) */
-    uint8_t category;  /* reserved for categories */
-    uint32_t stack_id; /* reserved for call-sites */
+    uint64_t t_ns; /* when it was allocated */
+    uint64_t ctx;  /* the context current when it was made (0: none, host memory, unknown) */
     union {
         struct {
             uint32_t refcount;   /* VMM handles: cuMemCreate + retains − releases */
@@ -269,16 +263,22 @@ typedef struct vt_alloc_s {
         uint64_t vmm_handle; /* VMM mappings: the handle mapped */
         uint64_t serial;     /* the others: which allocation of its key this is (insert order) */
     };
-    struct vt_alloc_s *prev_, *next_; /* the table's insertion order (table.c only) */
+    uint32_t stack_id; /* the call-site's stack (0: none) */
+    uint16_t api;      /* vt_api_t that made it */
+    uint8_t space;     /* vt_series_t or VT_SPACE_* */
+    int8_t series;     /* the series its bytes count in, or -1 (VMM mappings) */
+    uint8_t category;  /* vt_category_t */
+    uint8_t device;    /* device ordinal (< VT_MAX_DEVICES); 0 for host series */
 } vt_alloc_t;
 /* The bytes of an entry that hold its fields: what a prototype sets and the table copies. */
-#define VT_ALLOC_FIELD_BYTES offsetof(vt_alloc_t, prev_)
+#define VT_ALLOC_FIELD_BYTES sizeof(vt_alloc_t)
 
 vt_alloc_t *vt_table_find(uint32_t space, uint64_t key);
 vt_alloc_t *vt_table_insert(const vt_alloc_t *proto); /* copies; NULL when out of memory */
 void vt_table_remove(vt_alloc_t *a);
-vt_alloc_t *vt_table_first(void);
-vt_alloc_t *vt_table_next(vt_alloc_t *a);
+/* for (size_t pos = 0; (a = vt_table_iter(&pos));): every live entry once, in no set order;
+ * removing entries meanwhile is safe. */
+vt_alloc_t *vt_table_iter(size_t *pos);
 size_t vt_table_count(void);
 void vt_table_forget(void);  /* fork child: drop everything inherited */
 void vt_table_release(void); /* the table's own memory, once every entry is removed */

@@ -632,8 +632,7 @@ static unsigned put_address(uint8_t *p, uint64_t addr)
 static inline bool put_compact_alloc(uint8_t *rec, size_t b, uint32_t thread, const vt_alloc_t *a,
                                      uint8_t flags)
 {
-    if (!cw || !thread || a->device < 0 ||
-        (cw->free_top == NO_SLOT && cw->n_slots == VT_FORMAT_SLOTS))
+    if (!cw || !thread || (cw->free_top == NO_SLOT && cw->n_slots == VT_FORMAT_SLOTS))
         return false;
     unsigned bits = 0;
     uint64_t size_code = 0, address_code = 0;

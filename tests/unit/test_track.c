@@ -122,7 +122,6 @@ static void test_alloc_free(void)
         VT_CHECK_EQ("entry device", a->device, 1);
         VT_CHECK_EQ("entry series", a->series, VT_SERIES_DEVICE);
         VT_CHECK_EQ("entry api", a->api, ALLOC);
-        VT_CHECK("entry tid", a->tid != 0);
         VT_CHECK("entry time", a->t_ns != 0 && a->t_ns <= vt_now_ns());
     }
 
@@ -224,7 +223,6 @@ static void test_unmatched_and_failed_free(void)
         VT_CHECK_EQ("same time", after->t_ns, before.t_ns);
         VT_CHECK_EQ("same device", after->device, before.device);
         VT_CHECK_EQ("same api", after->api, before.api);
-        VT_CHECK_EQ("same tid", after->tid, before.tid);
         VT_CHECK_EQ("no free in flight", after->n_freeing, 0);
     }
     VT_CHECK_EQ("one entry", vt_table_count(), 1);
@@ -790,6 +788,8 @@ static void test_arena_large_blocks(void)
      * old arrays kept it was about twice the array more. */
     VT_CHECK("old slot arrays not kept",
              grown < 200000 * (sizeof(vt_alloc_t) + 64) + ((size_t)16 << 20));
+    /* 64-byte entries in exact slabs and 16-byte slots: ~106 bytes each at this count. */
+    VT_CHECK("at most 128 bytes per live allocation", grown <= 200000 * (size_t)128);
     vt_track_reset();
 }
 
