@@ -45,6 +45,7 @@ static __thread struct {
  * VRAMTRACE_RULES would otherwise stop the program inside our init until a writer came. */
 static long read_rules_file(const char *path)
 {
+    vt_cancel_hold(); /* open, read, close: cancellation points */
     int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
     if (fd < 0)
         return -errno;
@@ -348,6 +349,8 @@ void vt_callsite_take(vt_callsite_t *cs, vt_api_t api)
         depth = VT_MAX_FRAMES;
     /* The frames go to the thread's own buffer, off its stack; a thread whose capture cannot run
      * without overflowing its stack is recorded without them. */
+    if (depth > 0)
+        vt_cancel_hold(); /* libunwind may read files; a thread's first capture maps memory */
     vt_frames_t *frames = depth > 0 ? vt_thread_frames() : NULL;
     capture_t c = {frames ? vt_frames_ips(frames) : NULL, depth, 0, 0, 0};
     if (!frames || !vt_run_capture(frames, capture_stack, &c)) {

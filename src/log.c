@@ -178,6 +178,7 @@ static void vt_vline(const char *fmt, va_list ap)
     if (len > sizeof(line) - 2)
         len = sizeof(line) - 2;
     line[len++] = '\n';
+    vt_cancel_hold(); /* write: a cancellation point */
     for (size_t off = 0; off < len;) {
         ssize_t n = write(STDERR_FILENO, line + off, len - off);
         if (n < 0 && errno == EINTR)

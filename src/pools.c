@@ -133,6 +133,7 @@ static bool may_have_grown(const pool_t *p, uint64_t stream)
  * When allocations since its answers may have grown the pool further, it asks again. */
 static void sample(unsigned index, bool at_exit, uint64_t stream)
 {
+    vt_cancel_hold(); /* driver queries: not known to be free of cancellation points */
     __typeof__(&cuMemPoolGetAttribute) get = VT_REAL(cuMemPoolGetAttribute);
     if (!get)
         return;
@@ -201,6 +202,7 @@ void vt_pools_after_alloc(int device, uint64_t pool, uint64_t size_bytes, uint64
     if (!pool) {
         pool = __atomic_load_n(&current_pool[device], __ATOMIC_RELAXED);
         if (!pool) {
+            vt_cancel_hold(); /* a driver query */
             __typeof__(&cuDeviceGetMemPool) get = VT_REAL(cuDeviceGetMemPool);
             CUmemoryPool h = NULL;
             if (!get || get(&h, device) != CUDA_SUCCESS || !h) {

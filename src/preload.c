@@ -50,8 +50,9 @@
     vt_note_cuda_used()
 
 /* VT_CALL(call): the real call, made as the program would make it: cancellation as the program
- * set it (the recording around it runs with cancellation disabled, so a pending cancel acts
- * neither inside vramtrace's lock nor between the call and its record), and calls nested in it
+ * set it (the recording around it disables cancellation before any cancellation point,
+ * vt_cancel_hold, so a pending cancel acts neither inside vramtrace's lock nor between the call
+ * and its record), and calls nested in it
  * (the runtime's own driver calls) forwarded unrecorded and uncounted. */
 #define VT_CALL(call)                                                                              \
     __extension__({                                                                                \
@@ -120,6 +121,7 @@ __attribute__((noinline)) static bool sample_meminfo(int device, bool force, uin
                    !__atomic_compare_exchange_n(&meminfo_last_ns[device], &last, now_ns, false,
                                                 __ATOMIC_RELAXED, __ATOMIC_RELAXED)))
         return false;
+    vt_cancel_hold(); /* driver queries: not known to be free of cancellation points */
     __typeof__(&cuMemGetInfo_v2) get_info = VT_REAL(cuMemGetInfo_v2);
     __typeof__(&cuThreadExchangeStreamCaptureMode) exchange =
         VT_REAL(cuThreadExchangeStreamCaptureMode);
@@ -144,6 +146,7 @@ static void describe_device(int device)
 {
     if (VT_LIKELY(vt_track_device_described(device)))
         return;
+    vt_cancel_hold(); /* driver queries */
     vt_device_info_t info;
     __builtin_memset(&info, 0, sizeof info);
     __typeof__(&cuDeviceGetName) get_name = VT_REAL(cuDeviceGetName);
@@ -780,6 +783,7 @@ VT_EXPORT CUresult cuMipmappedArrayDestroy(CUmipmappedArray hMipmappedArray)
 static void record_ipc_open(CUresult rc, CUdeviceptr dptr, vt_api_t api)
 {
     size_t size_bytes = 0;
+    vt_cancel_hold(); /* a driver query */
     __typeof__(&cuMemGetAddressRange_v2) range = VT_REAL(cuMemGetAddressRange_v2);
     if (rc == CUDA_SUCCESS && range && range(NULL, &size_bytes, dptr) != CUDA_SUCCESS)
         size_bytes = 0;
@@ -817,6 +821,7 @@ VT_EXPORT CUresult cuIpcCloseMemHandle(CUdeviceptr dptr)
 
 static void sample_graph_memory(int device, vt_api_t api)
 {
+    vt_cancel_hold(); /* a driver query */
     __typeof__(&cuDeviceGetGraphMemAttribute) get = VT_REAL(cuDeviceGetGraphMemAttribute);
     cuuint64_t reserved_bytes = 0;
     if (get &&
@@ -942,6 +947,7 @@ VT_EXPORT CUresult cuDevicePrimaryCtxRelease_v2(CUdevice dev)
     VT_ENTER(cuDevicePrimaryCtxRelease_v2, CU_NOT_FOUND, (dev));
     uint64_t serial_before = vt_track_serial();
     VT_CALL_SAVING_ERRNO(rc, real(dev));
+    vt_cancel_hold(); /* a driver query */
     __typeof__(&cuDevicePrimaryCtxGetState) state = VT_REAL(cuDevicePrimaryCtxGetState);
     unsigned int flags = 0;
     int active = 1;

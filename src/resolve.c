@@ -446,15 +446,17 @@ int vt_current_device(void)
  * context's handle may come back for another device: vt_context_destroyed bumps a generation
  * that makes every thread ask again. */
 static unsigned ctx_generation;
-static __thread uint64_t tls_ctx;
-static __thread int tls_ctx_device;
-static __thread unsigned tls_ctx_generation;
+static __thread uint64_t tls_ctx __attribute__((tls_model("initial-exec")));
+static __thread int tls_ctx_device __attribute__((tls_model("initial-exec")));
+static __thread unsigned tls_ctx_generation __attribute__((tls_model("initial-exec")));
 
 void vt_context_destroyed(void)
 {
     __atomic_fetch_add(&ctx_generation, 1, __ATOMIC_RELAXED);
 }
 
+/* No vt_cancel_hold before cuCtxGetCurrent and cuCtxGetDevice (every allocation asks): they read
+ * the calling thread's current context and reach no cancellation point. */
 int vt_current_context(uint64_t *ctx)
 {
     __typeof__(&cuCtxGetCurrent) get = VT_REAL(cuCtxGetCurrent);
@@ -493,6 +495,7 @@ uint64_t vt_primary_context(int device)
 
 int vt_device_of_pointer(uint64_t p)
 {
+    vt_cancel_hold(); /* a driver query: not known to be free of cancellation points */
     __typeof__(&cuPointerGetAttribute) get = VT_REAL(cuPointerGetAttribute);
     int ordinal = -1;
     if (!get || get(&ordinal, CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL, (CUdeviceptr)p) != CUDA_SUCCESS)

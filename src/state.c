@@ -1,24 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The process-wide capture state every layer reads: the state word init moves (init.c), the
- * pause and CUDA-used flags, the per-thread reentrancy guard and saved cancellation state, and
- * the count of calls dropped inside vramtrace's own work. Everything here is AS-safe. */
+ * pause and CUDA-used flags (the per-thread guard is guard.c's). Everything here is AS-safe. */
 #include "vt_internal.h"
-
-#include <stdatomic.h>
-
-__thread int vt_in_hook __attribute__((tls_model("initial-exec")));
-__thread int vt_cancel_saved __attribute__((tls_model("initial-exec")));
-static atomic_ulong vt_n_dropped_nested_;
-
-void vt_note_dropped(void)
-{
-    atomic_fetch_add_explicit(&vt_n_dropped_nested_, 1, memory_order_relaxed);
-}
-
-unsigned long vt_n_dropped_nested(void)
-{
-    return atomic_load_explicit(&vt_n_dropped_nested_, memory_order_relaxed);
-}
 
 /* Read by the inline fast paths in vt_internal.h (__atomic builtins on plain objects, so the
  * header needs no <stdatomic.h>); written by init.c and here. */

@@ -30,6 +30,7 @@ static pthread_mutex_t symtab_lock = PTHREAD_MUTEX_INITIALIZER;
 /* Maps path, keeping it only if it is a 64-bit ELF file of this machine. */
 static void map_file(mapped_t *m)
 {
+    vt_cancel_hold(); /* open: a cancellation point */
     int fd = open(m->path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
         return;

@@ -86,7 +86,7 @@ int vt_parse_bool(const char *s, bool *out);
 int vt_parse_int(const char *s, long long *out);
 int vt_parse_size(const char *s, unsigned long long *out);
 
-/* ---- state.c: the capture state every layer reads (init.c moves it) ----------------------- */
+/* ---- guard.c and state.c: the per-thread guard, the capture state every layer reads -------- */
 typedef enum vt_state_e { VT_STATE_UNINIT, VT_STATE_INITING, VT_STATE_ON, VT_STATE_OFF } vt_state_t;
 
 /* Reentrancy guard for hooks (hook rule 3, docs/design.md); initial-exec so reading it never
@@ -109,16 +109,26 @@ static inline void vt_note_nested(void)
         vt_note_dropped();
 }
 
-/* Cancellation is disabled for vramtrace's own work on a thread (pthread_setcancelstate): its
- * system calls (the trace's open, libunwind's reads, a warning's write) are cancellation
- * points, and a cancel acting there would lose the record or leave vt_lock held. The program's
- * state is kept in vt_cancel_saved (0: not changed; else the state + 1) and given back by
- * vt_record_end. Only the owner of the guard (vt_in_hook set by it) changes it, so handlers
- * nested in a signal never see it half-way. */
+/* Cancellation is disabled for vramtrace's own work on a thread (pthread_setcancelstate) from
+ * the first point of that work that may be a cancellation point: the trace's open, growth and
+ * close, a warning's write, a file read, libunwind, a driver query. A cancel acting there would
+ * lose the record or leave vt_lock held. The common path (the live table, a record in the
+ * mapped chunk, the calling thread's context from the driver) reaches none, and disabling
+ * eagerly at every shim cost two of glibc's atomic read-modify-writes per call (~150 of the
+ * ~1 660 instructions a pair added at depth 0, and more in time: docs/benchmarks.md). So
+ * vt_record_begin marks the start of the recording part and costs nothing; vt_cancel_hold,
+ * called before each possible cancellation point, disables once; vt_record_end gives the
+ * program's state back. The state is kept in vt_cancel_saved (0: not changed; else the state +
+ * 1). Only a shim or guarded handler's recording part (vt_in_hook == VT_HOOK_RECORDING, ended
+ * by vt_record_end) holds it, so handlers nested in a signal never see it half-way; init and
+ * the lookups disable cancellation around their own work. */
 extern __thread int vt_cancel_saved __attribute__((tls_model("initial-exec")));
 static inline void vt_record_begin(void)
 {
-    if (!vt_cancel_saved) {
+}
+static inline void vt_cancel_hold(void)
+{
+    if (vt_in_hook == VT_HOOK_RECORDING && !vt_cancel_saved) {
         int old = 0;
         pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &old);
         vt_cancel_saved = old + 1;

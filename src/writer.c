@@ -246,6 +246,7 @@ static void lost_descriptor(void)
 
 static void fail(const char *what, int err)
 {
+    vt_cancel_hold();
     vt_warn("disabled: cannot write '%s': %s%s%s", w.shown, what, err ? ": " : "",
             err ? strerror(err) : "");
     if (w.chunk)
@@ -262,6 +263,7 @@ static void fail(const char *what, int err)
  * past RLIMIT_FSIZE with SIGXFSZ. */
 static bool map_chunk(uint64_t off)
 {
+    vt_cancel_hold();        /* posix_fallocate, a failure's close: cancellation points */
     if (w.pid != getpid()) { /* a fork child inside the writer: never the parent's file */
         w.state = W_FAILED;
         return false;
@@ -518,6 +520,7 @@ static bool ready(void)
      * program that calls the core without initialising the library. */
     if (w.state != W_CLOSED || !vt_is_on())
         return false;
+    vt_cancel_hold(); /* open, stat, readlink, read: cancellation points */
     int fd = open_trace();
     vt_escape(w.shown, sizeof w.shown, w.path);
     if (fd == -ENODEV) {
@@ -977,6 +980,7 @@ void vt_writer_close(const vt_totals_t *t)
         return;
     }
     uint64_t size = w.chunk_off + w.pos;
+    vt_cancel_hold();
     munmap(w.chunk, VT_FORMAT_CHUNK_BYTES);
     if (ftruncate(w.fd, (off_t)size) != 0)
         vt_log(1, "cannot trim '%s': %s", w.shown, strerror(errno));
