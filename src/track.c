@@ -249,6 +249,7 @@ void vt_track_free_begin_at(unsigned series_mask, uint64_t key, vt_api_t api, vt
  * never as negative memory. */
 void vt_track_free_end(vt_free_t *f, bool ok, vt_api_t api)
 {
+    uint64_t t_ns = ok ? vt_now_ns() : 0; /* outside vt_lock: the lock is held shorter */
     vt_lock_take();
     vt_alloc_t *a = NULL;
     if (f->found) {
@@ -264,12 +265,12 @@ void vt_track_free_end(vt_free_t *f, bool ok, vt_api_t api)
         totals.n_frees++;
         if (a) {
             count_out(a);
-            vt_writer_free(a->series, a->key, false, false, false, api);
+            vt_writer_free_at(t_ns, a->series, a->key, false, false, false, api);
             vt_table_remove(a);
         }
     } else {
         totals.n_unmatched_frees++;
-        vt_writer_free(f->series < 0 ? 0 : f->series, f->key, false, true, false, api);
+        vt_writer_free_at(t_ns, f->series < 0 ? 0 : f->series, f->key, false, true, false, api);
     }
     vt_lock_give();
 }

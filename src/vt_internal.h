@@ -581,6 +581,8 @@ int vt_take_largest(uint64_t *values, int n, uint64_t *taken);
 void vt_writer_alloc(const vt_alloc_t *a, bool implicit);
 void vt_writer_free(int series, uint64_t key, bool handle, bool unmatched, bool implicit,
                     vt_api_t api);
+void vt_writer_free_at(uint64_t t_ns, int series, uint64_t key, bool handle, bool unmatched,
+                       bool implicit, vt_api_t api);
 void vt_writer_failed(vt_api_t api, uint64_t requested_bytes, int error, uint32_t stack_id);
 void vt_writer_oom(int device, vt_api_t api, uint64_t requested_bytes, uint32_t stack_id,
                    uint64_t free_bytes, uint64_t total_bytes, const uint64_t live[VT_CAT_COUNT]);

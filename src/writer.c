@@ -750,13 +750,14 @@ static inline bool put_compact_free(uint8_t *rec, size_t b, uint32_t thread, int
 }
 
 /* A free of key in series (a VMM handle when handle), unmatched when this process never saw it
- * allocated, implicit when no free call of the program made it (vt_format.h). */
-void vt_writer_free(int series, uint64_t key, bool handle, bool unmatched, bool implicit,
-                    vt_api_t api)
+ * allocated, implicit when no free call of the program made it (vt_format.h), at t_ns (read
+ * before vt_lock, like an allocation's time, so the lock is not held across a clock read). */
+void vt_writer_free_at(uint64_t t_ns, int series, uint64_t key, bool handle, bool unmatched,
+                       bool implicit, vt_api_t api)
 {
     size_t b;
     uint32_t thread;
-    uint8_t *rec = event_begin(vt_now_ns(), 40, &b, &thread);
+    uint8_t *rec = event_begin(t_ns, 40, &b, &thread);
     if (!rec)
         return;
     if (VT_LIKELY(put_compact_free(
@@ -771,6 +772,12 @@ void vt_writer_free(int series, uint64_t key, bool handle, bool unmatched, bool 
     b += put_address(rec + b, key);
     b += vt_put_varint(rec + b, thread);
     commit(rec, VT_REC_FREE, b - 1);
+}
+
+void vt_writer_free(int series, uint64_t key, bool handle, bool unmatched, bool implicit,
+                    vt_api_t api)
+{
+    vt_writer_free_at(vt_now_ns(), series, key, handle, unmatched, implicit, api);
 }
 
 void vt_writer_failed(vt_api_t api, uint64_t requested_bytes, int error, uint32_t stack_id)
