@@ -1,0 +1,125 @@
+/* SPDX-License-Identifier: MIT */
+/* bench/primitives: the cost of each fixed step an allocation + free pair pays at depth 0, on
+ * this machine, one thread: the floor under which the capture core cannot go without changing
+ * what it does (docs/benchmarks.md, "Depth 0: where the time goes"). Per operation, the median
+ * of RUNS timings of N operations each:
+ *   clock_gettime   CLOCK_MONOTONIC through the vDSO (one per event: two per pair)
+ *   rdtsc           the time-stamp counter alone (what a calibrated TSC clock would cost)
+ *   setcancelstate  a pthread_setcancelstate disable + restore (what each shim paid before)
+ *   lock            an uncontended compare-exchange + exchange round trip (vt_lock's; three
+ *                   per pair)
+ *   fetch_add       a sequentially consistent atomic add (the in-flight bytes: two per pair)
+ * Usage: primitives [N] [RUNS]. Output: "primitive <name> <ns per operation>". */
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+#if defined(__x86_64__) || defined(__i386__)
+#    include <x86intrin.h>
+#    define HAVE_RDTSC 1
+#endif
+
+static uint64_t now_ns(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
+static volatile uint64_t sink;
+static atomic_int lock_word;
+static uint64_t counter;
+
+static void op_clock(long n)
+{
+    struct timespec t;
+    for (long i = 0; i < n; i++) {
+        clock_gettime(CLOCK_MONOTONIC, &t);
+        sink += (uint64_t)t.tv_nsec;
+    }
+}
+
+#ifdef HAVE_RDTSC
+static void op_rdtsc(long n)
+{
+    for (long i = 0; i < n; i++)
+        sink += __rdtsc();
+}
+#endif
+
+static void op_cancel(long n)
+{
+    for (long i = 0; i < n; i++) {
+        int old;
+        pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &old);
+        pthread_setcancelstate(old, &old);
+    }
+}
+
+static void op_lock(long n)
+{
+    for (long i = 0; i < n; i++) {
+        int c = 0;
+        atomic_compare_exchange_strong_explicit(&lock_word, &c, 5, memory_order_acquire,
+                                                memory_order_relaxed);
+        atomic_exchange_explicit(&lock_word, 0, memory_order_release);
+    }
+}
+
+static void op_fetch_add(long n)
+{
+    for (long i = 0; i < n; i++)
+        __atomic_fetch_add(&counter, 5, __ATOMIC_SEQ_CST);
+}
+
+static void op_empty(long n)
+{
+    for (long i = 0; i < n; i++)
+        sink += (uint64_t)i;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double median_ns(void (*op)(long), long n, int runs)
+{
+    double t[64];
+    for (int r = 0; r < runs; r++) {
+        uint64_t t0 = now_ns();
+        op(n);
+        t[r] = (double)(now_ns() - t0) / (double)n;
+    }
+    qsort(t, (size_t)runs, sizeof t[0], cmp_double);
+    return t[runs / 2];
+}
+
+int main(int argc, char **argv)
+{
+    long n = argc > 1 ? atol(argv[1]) : 2000000;
+    int runs = argc > 2 ? atoi(argv[2]) : 9;
+    if (n <= 0 || runs <= 0 || runs > 64) {
+        fprintf(stderr, "usage: primitives [N] [RUNS <= 64]\n");
+        return 2;
+    }
+    static const struct {
+        const char *name;
+        void (*op)(long);
+    } ops[] = {
+        {"loop", op_empty},
+        {"clock_gettime", op_clock},
+#ifdef HAVE_RDTSC
+        {"rdtsc", op_rdtsc},
+#endif
+        {"setcancelstate", op_cancel},
+        {"lock", op_lock},
+        {"fetch_add", op_fetch_add},
+    };
+    for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
+        printf("primitive %s %.1f\n", ops[i].name, median_ns(ops[i].op, n, runs));
+    return 0;
+}
