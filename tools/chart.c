@@ -206,14 +206,16 @@ static void svg_panel(FILE *out, const vt_timeline_t *tl, const vt_reader_t *r,
         if (dc->col[i].used)
             carried = dc->col[i].last;
     }
-    for (int c = 0; c < VT_CAT_COUNT; c++) {
+    /* the pools' spare reservation on top: the top edge is the device's figure, the peak's */
+    for (int c = 0; c <= VT_TL_SPARE; c++) {
         int any = 0;
         for (size_t i = 0; i < n && !any; i++)
             any = vals[i].cat[c] != 0;
         if (!any)
             continue;
         fprintf(out, "<path class=\"%s\" fill=\"%s\" fill-opacity=\"0.85\" stroke=\"none\" d=\"",
-                vt_category_names[c], vt_category_colors[c]);
+                c < VT_CAT_COUNT ? vt_category_names[c] : "pool-spare",
+                c < VT_CAT_COUNT ? vt_category_colors[c] : VT_POOL_SPARE_COLOR);
         /* a step per column: the top edge left to right, then the edge below back */
         svg_edge(out, vals, n, c, 1, tl->col_ns, span, py, ymax);
         svg_edge(out, vals, n, c - 1, 0, tl->col_ns, span, py, ymax);
@@ -334,13 +336,17 @@ void vt_chart_svg(FILE *out, const char *path, const vt_reader_t *r, const vt_an
             vt_fmt_seconds(peak->peak_t_ns - r->t0_ns, b3, sizeof(b3)));
     else
         fprintf(out, "<text x=\"%d\" y=\"42\">no device memory allocated</text>\n", SVG_PX0);
-    /* the legend */
-    for (int c = 0; c < VT_CAT_COUNT; c++) {
-        int x = SVG_PX0 + c * 140;
+    /* the legend (the pools' spare only when a device has pools) */
+    bool pools = false;
+    for (uint32_t i = 0; i < a->n_devices; i++)
+        pools = pools || a->devices[i].pool_reserved_peak_bytes;
+    for (int c = 0; c < (pools ? VT_CAT_COUNT + 1 : VT_CAT_COUNT); c++) {
+        int x = SVG_PX0 + c * (pools ? 124 : 140);
         fprintf(
             out,
             "<rect x=\"%d\" y=\"54\" width=\"12\" height=\"12\" fill=\"%s\"/><text x=\"%d\" y=\"64\">%s</text>\n",
-            x, vt_category_colors[c], x + 16, vt_category_names[c]);
+            x, c < VT_CAT_COUNT ? vt_category_colors[c] : VT_POOL_SPARE_COLOR, x + 16,
+            c < VT_CAT_COUNT ? vt_category_names[c] : "pool spare");
     }
     if (tl->bands_dropped)
         fprintf(out,

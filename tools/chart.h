@@ -12,6 +12,8 @@
 
 /* The colour of each category in the charts, "#rrggbb": the HTML page uses them too. */
 extern const char *const vt_category_colors[VT_CAT_COUNT];
+#define VT_POOL_SPARE_COLOR                                                                        \
+    "#d7d7d7" /* pools' spare reservation: no call-site, paler than unknown */
 
 /* vt_chart_svg: the chart of tl (streamed with columns on) to out; standalone: with the XML
  * declaration, for a file of its own (inside HTML the page declares the encoding). Compacts

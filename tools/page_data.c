@@ -10,8 +10,8 @@
 #include "page_data.h"
 #include "util.h"
 
-#define ROW         (1 + VT_CAT_COUNT) /* a device column: the total, then the categories */
-#define SITE_FRAMES 64                 /* frames of a call-site listed, folded or all */
+#define ROW         VT_PAGE_DEV_ROW
+#define SITE_FRAMES 64 /* frames of a call-site listed, folded or all */
 #define FRAME_CAP   512
 
 static uint64_t hash_site(uint32_t device, uint32_t stack_id, uint8_t category)
@@ -207,21 +207,24 @@ static vt_page_dev_t *dev_of(vt_page_data_t *p, uint32_t device)
     return d;
 }
 
-/* Device d's live memory is now s's at column col (what came before is carried). */
-static void dev_set(vt_page_dev_t *d, const vt_device_stats_t *s, long col)
+/* Device d now holds what now says, at column col (what came before is carried). */
+static void dev_set(vt_page_dev_t *d, const uint64_t now[ROW], long col)
 {
-    for (long c = d->last_col + 1; c <= col; c++) {
-        d->cols[c * ROW] = d->live_total;
-        memcpy(&d->cols[c * ROW + 1], d->live_cat, sizeof(d->live_cat));
-    }
+    for (long c = d->last_col + 1; c <= col; c++)
+        memcpy(&d->cols[c * ROW], d->now, sizeof(d->now));
     if (col > d->last_col)
         d->last_col = col;
-    d->live_total = s->live_bytes;
-    memcpy(d->live_cat, s->live_by_category, sizeof(d->live_cat));
-    if (d->live_total > d->cols[col * ROW]) {
-        d->cols[col * ROW] = d->live_total;
-        memcpy(&d->cols[col * ROW + 1], d->live_cat, sizeof(d->live_cat));
-    }
+    memcpy(d->now, now, sizeof(d->now));
+    if (now[0] > d->cols[col * ROW])
+        memcpy(&d->cols[col * ROW], now, sizeof(d->now));
+}
+
+/* What s holds: its figure (the one its peak is of), its categories, its pools' spare. */
+static void dev_now(const vt_device_stats_t *s, uint64_t now[ROW])
+{
+    now[0] = vt_device_held_bytes(s);
+    memcpy(&now[1], s->live_by_category, sizeof(s->live_by_category));
+    now[1 + VT_CAT_COUNT] = vt_device_pool_spare_bytes(s);
 }
 
 static vt_page_band_t *append(vt_page_band_t **items, size_t *n, uint64_t *dropped)
@@ -286,13 +289,19 @@ static int collect_record(void *ctx, const vt_reader_t *r, const vt_analysis_t *
     if (ev->type == VT_REC_PHASE_PUSH || ev->type == VT_REC_PHASE_POP || ev->type == VT_REC_MARK)
         phases_record(p, ev);
     sites_record(p, a, ev, old);
-    for (int k = 0; k < n_changed; k++) {
-        const vt_device_stats_t *s = vt_stream_device(a, changed[k]);
-        vt_page_dev_t *d = s ? dev_of(p, changed[k]) : NULL;
-        if (s && !d)
+    /* A pool's reservation is the device's too. */
+    uint32_t pool_device = ev->type == VT_REC_POOL ? ev->u.pool.device : 0;
+    for (int k = 0; k < n_changed + (ev->type == VT_REC_POOL); k++) {
+        uint32_t device = k < n_changed ? changed[k] : pool_device;
+        const vt_device_stats_t *s = vt_stream_device(a, device);
+        vt_page_dev_t *d = s ? dev_of(p, device) : NULL;
+        uint64_t now[ROW];
+        if (s && !d) {
             p->oom = 1;
-        else if (d)
-            dev_set(d, s, column(p, ev->t_ns));
+        } else if (d) {
+            dev_now(s, now);
+            dev_set(d, now, column(p, ev->t_ns));
+        }
     }
     return 0;
 }
@@ -313,9 +322,9 @@ int vt_page_collect(vt_page_data_t *p, const char *path, uint64_t span_ns, vt_re
         if (p->sites[i].cols)
             site_set(p, &p->sites[i], p->sites[i].live_bytes, VT_PAGE_COLS - 1);
     for (size_t i = 0; i < p->n_devs; i++) {
-        vt_device_stats_t s = {.live_bytes = p->devs[i].live_total};
-        memcpy(s.live_by_category, p->devs[i].live_cat, sizeof(s.live_by_category));
-        dev_set(&p->devs[i], &s, VT_PAGE_COLS - 1);
+        uint64_t now[ROW];
+        memcpy(now, p->devs[i].now, sizeof(now));
+        dev_set(&p->devs[i], now, VT_PAGE_COLS - 1);
     }
     for (size_t i = 0; i < p->n_open; i++)
         if (p->open[i].depth) {
@@ -427,13 +436,19 @@ void vt_page_json(FILE *out, const vt_page_data_t *p, const vt_report_t *rep, bo
     vt_json_begin_object(&j, NULL);
     vt_json_uint(&j, "span_ns", p->span_ns);
     vt_json_uint(&j, "n_cols", VT_PAGE_COLS);
+    /* With stream-ordered pools their spare reservation is one more band, on top: the stacked
+     * bands then make the device's figure, the one its peak is of. */
+    bool pools = false;
+    for (uint32_t i = 0; i < a->n_devices; i++)
+        pools = pools || a->devices[i].pool_reserved_peak_bytes;
+    int n_bands = pools ? VT_CAT_COUNT + 1 : VT_CAT_COUNT;
     vt_json_begin_array(&j, "categories");
-    for (int c = 0; c < VT_CAT_COUNT; c++)
-        vt_json_string(&j, NULL, vt_category_names[c]);
+    for (int c = 0; c < n_bands; c++)
+        vt_json_string(&j, NULL, c < VT_CAT_COUNT ? vt_category_names[c] : "pool spare");
     vt_json_end_array(&j);
     vt_json_begin_array(&j, "colors");
-    for (int c = 0; c < VT_CAT_COUNT; c++)
-        vt_json_string(&j, NULL, vt_category_colors[c]);
+    for (int c = 0; c < n_bands; c++)
+        vt_json_string(&j, NULL, c < VT_CAT_COUNT ? vt_category_colors[c] : VT_POOL_SPARE_COLOR);
     vt_json_end_array(&j);
     vt_json_bool(&j, "all_frames", all_frames);
     const vt_device_stats_t *peak = vt_analysis_peak(a);
@@ -459,7 +474,7 @@ void vt_page_json(FILE *out, const vt_page_data_t *p, const vt_report_t *rep, bo
         vt_json_uint(&j, "peak_bytes", d->peak_bytes);
         vt_json_uint(&j, "peak_ns", d->peak_t_ns > r->t0_ns ? d->peak_t_ns - r->t0_ns : 0);
         vt_json_begin_array(&j, "by_category");
-        for (int c = 0; c < VT_CAT_COUNT; c++)
+        for (int c = 0; c < n_bands; c++)
             series(&j, NULL, pd->cols + 1 + c, VT_PAGE_COLS, ROW);
         vt_json_end_array(&j);
         vt_json_end_object(&j);

@@ -35,9 +35,12 @@ typedef struct vt_page_site_s {
 
 typedef struct vt_page_dev_s {
     uint32_t device;
-    uint64_t live_total, live_cat[VT_CAT_COUNT];
-    uint64_t *cols; /* [VT_PAGE_COLS][1 + VT_CAT_COUNT]: the total and categories at the
-                     * column's highest total */
+    /* now: the device's figure (vt_device_held_bytes), its categories' live bytes, its pools'
+     * spare reservation; cols: [VT_PAGE_COLS][VT_PAGE_DEV_ROW] the same at the column's highest
+     * figure */
+#define VT_PAGE_DEV_ROW (2 + VT_CAT_COUNT)
+    uint64_t now[VT_PAGE_DEV_ROW];
+    uint64_t *cols;
     long last_col;
 } vt_page_dev_t;
 

@@ -124,8 +124,9 @@ static int column_sample(vt_timeline_t *tl, const vt_device_stats_t *d, uint64_t
         tl->n_dcols++;
     }
     vt_tl_snap_t s;
-    s.total = d->live_bytes;
-    memcpy(s.cat, d->live_by_category, sizeof(s.cat));
+    s.total = vt_device_held_bytes(d);
+    memcpy(s.cat, d->live_by_category, sizeof(d->live_by_category));
+    s.cat[VT_TL_SPARE] = vt_device_pool_spare_bytes(d);
     vt_tl_col_t *c = &tl->dcols[k].col[t_ns / tl->col_ns];
     if (!c->used || s.total > c->max.total)
         c->max = s;
@@ -246,9 +247,12 @@ static int on_record(void *ctx, const vt_reader_t *r, const vt_analysis_t *a, co
             tl->oom = 1;
         phase_peaks(tl, d, ev->t_ns);
     }
-    /* A pool's reservation is the device's too: the open phases' peaks count it. */
+    /* A pool's reservation is the device's too: the chart's columns and the open phases' peaks
+     * count it. */
     const vt_device_stats_t *d =
         ev->type == VT_REC_POOL && !tl->row ? vt_stream_device(a, ev->u.pool.device) : NULL;
+    if (d && tl->columns && column_sample(tl, d, ev->t_ns > r->t0_ns ? ev->t_ns - r->t0_ns : 0) < 0)
+        tl->oom = 1;
     if (d)
         phase_peaks(tl, d, ev->t_ns);
     return tl->also ? tl->also(tl->also_ctx, r, a, ev, old, changed, n_changed) : 0;

@@ -34,8 +34,12 @@ typedef struct vt_tl_open_phase_s {
     long band;    /* index into bands while a top-level phase, else -1 */
 } vt_tl_open_phase_t;
 
+/* What a device holds at a moment: total is its figure (vt_device_held_bytes), the categories'
+ * live bytes and, last (cat[VT_TL_SPARE]), what its stream-ordered pools reserve beyond their
+ * allocations: stacked, they make the total, the curve the peak is computed from. */
+#define VT_TL_SPARE VT_CAT_COUNT
 typedef struct vt_tl_snap_s {
-    uint64_t total, cat[VT_CAT_COUNT];
+    uint64_t total, cat[VT_CAT_COUNT + 1];
 } vt_tl_snap_t;
 
 typedef struct vt_tl_col_s {

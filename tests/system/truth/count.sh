@@ -53,6 +53,35 @@ pools-*)
     "$vramtrace" html "$tmp/t.vtr" -o "$tmp/t.html" >/dev/null &&
         grep -qF "tensors live peak 10.00 MiB, pool reserved peak 10.00 MiB" "$tmp/t.html" ||
         { echo "FAIL $case: the HTML report lacks the pool line"; exit 1; }
+    # The page's curves: the pools' spare is a band of its own, on top of the categories.
+    grep -qF '"colors":["#4e79a7","#f28e2b","#e15759","#76b7b2","#59a14f","#edc948","#bab0ac","#d7d7d7"]' \
+        "$tmp/t.html" && grep -qF ',"pool spare"],' "$tmp/t.html" ||
+        { echo "FAIL $case: the HTML page's curves lack the pool spare band"; exit 1; }
+    "$vramtrace" timeline "$tmp/t.vtr" --svg "$tmp/t.svg" >/dev/null ||
+        { echo "FAIL $case: timeline --svg failed"; exit 1; }
+    # The marked peak lies on the drawn curve: the areas' top (the pools' spare stacked on the
+    # categories) reaches the peak's height, at the peak's time.
+    python3 - "$tmp/t.svg" "$tmp/json" <<'PY' || exit 1
+import json, re, sys
+svg = open(sys.argv[1]).read()
+panel = svg.split('<g class="device">')[1]
+peak = json.load(open(sys.argv[2]))["devices"][0]["peak_bytes"]
+ticks = re.findall(r'<line x1="90" y1="([0-9.]+)" x2="1090" y2="[0-9.]+" stroke="#ddd"/>\n'
+                   r'<text [^>]*>([0-9.]+)(?: (MiB|KiB|GiB|B))?</text>', panel)
+(y0, _, _), (y1, v1, u1) = ticks[0], ticks[1]
+per_px = float(v1) * {"B": 1, "KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30}[u1] / (float(y0) - float(y1))
+points = []
+for d in re.findall(r'<path class="[a-z-]+" fill="[^"]+" fill-opacity="0.85" stroke="none" d="([^"]+)"', panel):
+    points += [(float(x), float(y)) for x, y in re.findall(r"([0-9.]+) ([0-9.]+)", d)]
+top = min(y for _, y in points)
+xs = [x for x, y in points if y == top]
+drawn = (float(y0) - top) * per_px
+peak_x = float(re.search(r'<line class="peak" x1="([0-9.]+)"', panel).group(1))
+if 'class="pool-spare"' not in panel or abs(drawn - peak) > per_px or not min(xs) <= peak_x <= max(xs):
+    print(f"FAIL: the drawn curve's top is {drawn:.0f} bytes at x {min(xs)}..{max(xs)}, the marked "
+          f"peak {peak} at x {peak_x} (pool spare drawn: {'pool-spare' in panel})")
+    sys.exit(1)
+PY
     ;;
 esac
 if [ "$case" = padded ]; then
