@@ -1,8 +1,10 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # all.sh [-b BUILD_DIR] [-r RUNS] [-n ANALYZER_EVENTS] [-H] [-B]
-# Every benchmark with one command, as one markdown table: the capture side
-# (bench/capture.sh: cost per pair, threads, trace size, memory) and the analyzer
+# Every benchmark with one command, as one markdown table, each row beside its baseline and the
+# target it is held to (met or not met): the capture side (bench/capture.sh: cost per pair,
+# threads, a thread's first call, trace size, memory), startup and loads (bench/loads.sh), and
+# the analyzer
 # (bench/analyzer.sh: the rate and peak RSS of `report`, `timeline --csv` and `export --format
 # perfetto`, with the I/O floor and heaptrack_print beside them), and `report DIR` of 3 000
 # small rank traces (bench/ranks.sh).
@@ -35,7 +37,51 @@ else
     set --
 fi
 [ "$heap" = 1 ] || set -- "$@" -H
+
+# Every row gets two more columns: the target it is held to and whether this run met it.
+# Rows without a target of their own (baselines, heaptrack, notes) get "–".
+annotate() {
+    awk -F'|' '
+    function num(x) { gsub(/[^0-9.eE+-]/, "", x); return x + 0 }
+    function row(target, ok) { printf "%s %s | %s |\n", $0, target, ok == "" ? "–" : (ok ? "met" : "not met") }
+    /^\| benchmark \|/ { print $0 " target | met |"; next }
+    /^\|---/ { print $0 "---|---|"; next }
+    !/^\|/ { print; next }
+    {
+        what = $2; gsub(/^ +| +$/, "", what); c = $3; added = num($6)
+        if (what == "capture" && c ~ /DEPTH=0 /) { row("≤ 60 ns added", added <= 60); next }
+        if (what == "capture" && c ~ /DEPTH=16 /) { row("≤ 150 ns added (at ~10 frames)", added <= 150); next }
+        if (what == "capture" && c ~ /DEPTH=64 /) { row("≤ 400 ns added", added <= 400); next }
+        if (what == "threads") {
+            split(c, w, " "); d = w[4]
+            if (w[1] == 1) { one[d] = added; row("the 1-thread figure", ""); next }
+            row(sprintf("≤ 1.25 × 1 thread's (%.0f)", one[d]), added <= 1.25 * one[d]); next
+        }
+        if (what == "first call") { row("≤ 10 000 CPU ns added", added <= 10000); next }
+        if (what == "startup" && c ~ /bin\/true/) { row("≤ 100 CPU µs added", added <= 100); next }
+        if (what == "trace" && c ~ /pytorch/) { row("≤ 4 bytes/event", added <= 4); next }
+        if (what == "memory" && c ~ /live/) { row("≤ 128 bytes/live allocation", added <= 128); next }
+        if (what == "vmm") { row("O(mappings): ≤ 2 × none live", num($5) <= 2 * num($4)); next }
+        if (what == "analyzer" && c ~ /`vramtrace report`/) { row("≥ 100 M events/s", num($6) >= 100); next }
+        if (what == "analyzer" && c ~ /timeline|export/) { row("≥ 30 M events/s", num($6) >= 30); next }
+        row("–", "")
+    }'
+}
+
+{
 sh "$here/capture.sh" -b "$build" -r "$runs" "$@"
+
+# Startup and loads (bench/loads.sh): CPU µs to start a program that never uses CUDA, and the
+# dlopen door's ns per dlopen + dlclose.
+sh "$here/loads.sh" -b "$build" -r "$runs" |
+    sed 's/ *untraced */|/; s/ *traced */|/; s/ *added */|/' |
+    awk -F'|' '{
+        split($2, u, " "); split($3, t, " "); split($4, a, " ")
+        what = $1 ~ /^startup/ ? "startup" : "dlopen"; label = $1; sub(/^startup /, "", label)
+        unit = u[2] == "us" ? "CPU µs/start" : "ns/dlopen+dlclose"
+        if (what == "dlopen") label = "dlopen + dlclose of 5 system libraries"
+        printf "| %s | %s | %s | %s | %s | %s | medians of interleaved runs |\n", what, label, u[1], t[1], a[1], unit
+    }'
 
 # The analyzer's rows, in the same table: its own lines are kept as notes.
 if [ "$heap" = 1 ]; then hpairs=$((aevents / 20)); else hpairs=0; fi
@@ -57,4 +103,4 @@ if [ -x "$build/examples/train_loop" ] && [ -x /usr/bin/time ] && command -v pyt
 else
     echo "# ranks: skipped (needs $build/examples/train_loop, GNU time and python3)"
 fi
-
+} | annotate

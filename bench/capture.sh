@@ -18,6 +18,9 @@
 #   threads   bench/threads: 1, 2, 4, 8, 16 threads each doing THREAD_PAIRS pairs, untraced and
 #             traced at depth 0 and 64 (a shallow stack): CPU ns per pair per thread (the wall
 #             time per thread grows with threads / cores whatever the tracer does).
+#   first     bench/first_call: a thread's first pair (CPU time), threads started one after the
+#             other, untraced and traced at depth 64: threads that exit before the next starts
+#             and threads that all stay (nothing an exited thread left to reuse).
 #   trace     bench/trace_size: bytes per allocation or free event of the trace, on a
 #             PyTorch-like and a per-tensor mix of EVENTS events (depth 64).
 #   memory    bench/footprint: the library's arena bytes per live allocation and per stack.
@@ -51,7 +54,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 bin=$build/bench
 lib=$(cd "$build/src" && pwd)/libvramtrace.so
 sim=$(cd "$build/sim" && pwd)
-for f in capture threads unwind_floor trace_size footprint vmm_unmap; do
+for f in capture threads first_call unwind_floor trace_size footprint vmm_unmap; do
     [ -x "$bin/$f" ] || { echo "capture.sh: '$bin/$f' not found: build first (cmake --build $build)" >&2; exit 1; }
 done
 tmp=$(mktemp -d)
@@ -69,7 +72,7 @@ traced() { # traced DEPTH CMD...
     rm -f "$tmp"/trace.*
 }
 # add NAME: the figure (2nd field) of the program's output line, appended to $tmp/NAME.
-add() { awk -v f="${2:-2}" '$1 ~ /^(capture|pycapture|floor|threads)$/ { print $f }' >>"$tmp/$1"; }
+add() { awk -v f="${2:-2}" '$1 ~ /^(capture|pycapture|floor|threads|first_call)$/ { print $f }' >>"$tmp/$1"; }
 median() {
     sort -g "$tmp/$1" | awk '{ v[NR] = $1 } END { if (NR == 0) print "nan"; else
         print (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2) }'
@@ -184,6 +187,27 @@ for n in 1 2 4 8 16; do
         t=$(median "t${n}_d$d")
         echo "| threads | $n threads, depth $d | $(calc "$b") | $(calc "$t") | $(calc "$t - $b") | CPU ns/pair/thread | elapsed per pair, all threads: $(calc "$(median "t${n}_base_all")") untraced, $(calc "$(median "t${n}_d${d}_all")") traced |"
     done
+done
+
+# ---- a thread's first call ---------------------------------------------------------------------
+# bench/first_call: the median over 50 threads of each one's first pair, threads that exit before
+# the next starts and threads that stay (their fields: 3 and 5 of its line).
+nfirst=$((smoke ? 4 : 50))
+i=0
+while [ "$i" -lt "$runs" ]; do
+    out=$(plain "$bin/first_call" "$nfirst")
+    echo "$out" | add fc_base_exit 3
+    echo "$out" | add fc_base_stay 5
+    out=$(traced 64 "$bin/first_call" "$nfirst")
+    echo "$out" | add fc_exit 3
+    echo "$out" | add fc_stay 5
+    i=$((i + 1))
+done
+for kind in exit stay; do
+    b=$(median "fc_base_$kind") t=$(median "fc_$kind")
+    what="threads that exit before the next starts"
+    [ "$kind" = stay ] && what="threads that all stay"
+    echo "| first call | a thread's first pair, $what, depth 64 | $(calc "$b" 0) | $(calc "$t" 0) | $(calc "$t - $b" 0) | CPU ns | median of $nfirst threads; $(spread "fc_$kind") |"
 done
 
 # ---- trace size and memory --------------------------------------------------------------------

@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# loads.sh [-b BUILD_DIR] [-r RUNS]
+# loads.sh [-b BUILD_DIR] [-r RUNS] [-c OTHER_LIB]
 # What libvramtrace.so costs a process that loads libraries, CUDA or not (its startup and
 # dlopen doors turn every loaded object's CUDA references towards its shims, src/loads.c), beside
 # the untraced baseline of the same run, interleaved (untraced, traced, ...), medians of RUNS:
@@ -8,13 +8,16 @@
 #             importing a few extension modules (each one a dlopen);
 #   dlopen    ns per dlopen + dlclose of a handful of system libraries (bench/loads.c): every
 #             load patches the new objects, and after an unload every object is visited again.
+#   -c OTHER_LIB  another libvramtrace.so (a copy of an older build) run beside, interleaved: its
+#                 lines start with "other"
 set -eu
-build=build runs=7
-while getopts b:r: opt; do
+build=build runs=7 other=
+while getopts b:r:c: opt; do
     case $opt in
     b) build=$OPTARG ;;
     r) runs=$OPTARG ;;
-    *) echo "usage: $0 [-b BUILD_DIR] [-r RUNS]" >&2; exit 2 ;;
+    c) other=$OPTARG ;;
+    *) echo "usage: $0 [-b BUILD_DIR] [-r RUNS] [-c OTHER_LIB]" >&2; exit 2 ;;
     esac
 done
 lib=$(cd "$build/src" && pwd)/libvramtrace.so
@@ -45,15 +48,22 @@ cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 print(int(cpu / 20 * 1e6))' "$@"
 }
 
+kinds="plain traced"
+[ -n "$other" ] && kinds="plain traced other"
+imports='import json, decimal, sqlite3, ctypes, ssl, hashlib'
 run=0
 while [ $run -lt "$runs" ]; do
-    starts "" /bin/true >>"$tmp/true.plain"
-    starts "$lib" /bin/true >>"$tmp/true.traced"
-    starts "" "$python" -c 'import json, decimal, sqlite3, ctypes, ssl, hashlib' >>"$tmp/py.plain"
-    starts "$lib" "$python" -c 'import json, decimal, sqlite3, ctypes, ssl, hashlib' >>"$tmp/py.traced"
-    for kind in plain traced; do
+    for kind in $kinds; do
         preload=""
         [ $kind = traced ] && preload=$lib
+        [ $kind = other ] && preload=$other
+        starts "$preload" /bin/true >>"$tmp/true.$kind"
+        starts "$preload" "$python" -c "$imports" >>"$tmp/py.$kind"
+    done
+    for kind in $kinds; do
+        preload=""
+        [ $kind = traced ] && preload=$lib
+        [ $kind = other ] && preload=$other
         env LD_PRELOAD="$preload" VRAMTRACE_OUTPUT="$tmp/t.vtr" "$loads" 200 libz.so.1 \
             libbz2.so.1.0 liblzma.so.5 libexpat.so.1 libffi.so.8 |
             awk '{ print $2 }' >>"$tmp/dlopen.$kind"
@@ -70,4 +80,8 @@ for what in true py dlopen; do
     [ $what = dlopen ] && label="dlopen + dlclose"
     printf '%-30s untraced %8s %s  traced %8s %s  added %8s %s\n' "$label" "$plain" $unit \
         "$traced" $unit $((traced - plain)) $unit
+    [ -n "$other" ] || continue
+    o=$(median <"$tmp/$what.other")
+    printf '%-30s untraced %8s %s  traced %8s %s  added %8s %s\n' "other $label" "$plain" $unit \
+        "$o" $unit $((o - plain)) $unit
 done

@@ -9,6 +9,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
@@ -340,6 +341,30 @@ static void capture_stack(void *arg)
     c->first_rule = stack_first_rule(c->stack_id, ips, n);
 }
 
+/* vt_callsites_setup: vt_callsites_ready's first time in this process: libunwind's caches and
+ * its one-time allocations, the rules, the module table. Not in init (init.c), which runs in
+ * every process that gets LD_PRELOAD (shells, compilers, Python's helpers, most of which never
+ * touch CUDA): they would pay for it at startup, ~0.5 ms of the library's ~0.9 (bench/loads.sh).
+ * The thread that takes the process's first call-site makes them; another thread that takes one
+ * meanwhile records its allocation without a call-site and in the unknown category rather than
+ * wait, because waiting could deadlock on the loader's lock as init's would. Once per process: a
+ * fork child inherits them, or makes them again when it was forked mid-way. */
+bool vt_callsites_setup(void)
+{
+    int expected = VT_CALLSITES_NONE;
+    if (!__atomic_compare_exchange_n(&vt_callsites_word, &expected, VT_CALLSITES_MAKING, false,
+                                     __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+        return expected == VT_CALLSITES_READY;
+    int cancel_state = 0;
+    pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel_state);
+    vt_unwind_init();
+    vt_categories_init();
+    vt_modules_refresh();
+    pthread_setcancelstate(cancel_state, &cancel_state);
+    __atomic_store_n(&vt_callsites_word, VT_CALLSITES_READY, __ATOMIC_RELEASE);
+    return true;
+}
+
 /* vt_callsite_take: the call-site (interned stack id) and category of an allocation being
  * recorded now, on this thread. Not under vt_lock. */
 void vt_callsite_take(vt_callsite_t *cs, vt_api_t api)
@@ -349,6 +374,11 @@ void vt_callsite_take(vt_callsite_t *cs, vt_api_t api)
         depth = VT_MAX_FRAMES;
     /* The frames go to the thread's own buffer, off its stack; a thread whose capture cannot run
      * without overflowing its stack is recorded without them. */
+    if (VT_UNLIKELY(!vt_callsites_ready())) { /* another thread is loading the rules */
+        cs->stack_id = 0;
+        cs->category = VT_CAT_UNKNOWN;
+        return;
+    }
     if (depth > 0)
         vt_cancel_hold(); /* libunwind may read files; a thread's first capture maps memory */
     vt_frames_t *frames = depth > 0 ? vt_thread_frames() : NULL;

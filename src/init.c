@@ -70,14 +70,11 @@ static vt_state_t init_once(void)
             vt_warn_later("cannot register fork handlers (error %d): fork children share the trace",
                           rc);
     }
-    /* Once per process (the fork child inherits all three). */
-    static bool call_sites_ready;
-    if (!call_sites_ready) {
-        vt_unwind_init();
-        vt_categories_init();
-        vt_modules_refresh();
+    /* Once per process (the fork child inherits it). */
+    static bool nvtx_ready;
+    if (!nvtx_ready) {
         vt_nvtx_init();
-        call_sites_ready = true;
+        nvtx_ready = true;
     }
     vt_log(1, "enabled in pid %d, output '%s'", (int)getpid(), vt_option_get_str(VT_OPTION_OUTPUT));
     return VT_STATE_ON;
@@ -136,6 +133,8 @@ void vt_cuda_first_use(void)
 void vt_reset_after_fork(void)
 {
     __atomic_store_n(&vt_cuda_used_word, false, __ATOMIC_RELAXED);
+    if (__atomic_load_n(&vt_callsites_word, __ATOMIC_RELAXED) == VT_CALLSITES_MAKING)
+        __atomic_store_n(&vt_callsites_word, VT_CALLSITES_NONE, __ATOMIC_RELAXED);
     if (__atomic_load_n(&vt_state_word, __ATOMIC_RELAXED) == VT_STATE_OFF)
         return;
     vt_state_t next = vt_option_is_enabled(VT_OPTION_FOLLOW_FORK) ? VT_STATE_UNINIT : VT_STATE_OFF;

@@ -8,6 +8,7 @@
 int vt_state_word = VT_STATE_UNINIT;
 bool vt_paused_word;
 bool vt_cuda_used_word;
+int vt_callsites_word = VT_CALLSITES_NONE;
 
 vt_state_t vt_state(void)
 {

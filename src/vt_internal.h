@@ -206,6 +206,18 @@ static inline void vt_note_cuda_used(void)
         vt_cuda_first_use();
 }
 
+/* vt_callsites_ready: whether call-sites can be taken (libunwind, the rules, the module table),
+ * making them ready the first time (vt_callsites_setup, categorize.c); false only while another thread
+ * is making them. One acquire load once they are. */
+enum { VT_CALLSITES_NONE, VT_CALLSITES_MAKING, VT_CALLSITES_READY };
+extern int vt_callsites_word;
+bool vt_callsites_setup(void);
+static inline bool vt_callsites_ready(void)
+{
+    return VT_LIKELY(__atomic_load_n(&vt_callsites_word, __ATOMIC_ACQUIRE) == VT_CALLSITES_READY) ||
+           vt_callsites_setup();
+}
+
 /* Function pointers tests replace to inject faults (docs/style.md, "Tests"; jemalloc JET_MUTABLE). They stay
  * writable in every build because one object library serves both the preload and the unit
  * tests; they are hidden, so the traced program cannot reach them. */

@@ -57,4 +57,8 @@ if [ -n "$want_err" ]; then printf '%s\n' "$want_err" >"$tmp/want_err"; else : >
 status=0
 diff -u "$tmp/want_out" "$tmp/out" || status=1
 diff -u "$tmp/want_err" "$tmp/got_err" || status=1
+# The probe never uses CUDA: no trace file, in any case.
+for f in "$tmp"/*.vtr; do
+    [ -e "$f" ] && echo "run_preload.sh: a process without CUDA left a trace: $f" >&2 && status=1
+done
 exit $status
