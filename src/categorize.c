@@ -186,19 +186,22 @@ static int first_rule_of_frame(uint64_t ip, int limit)
     return vt_rules_frame_first(r, &frame, limit);
 }
 
-/* The index of the stack's frame verdict (n_rules when none), computing it on first use. Not
- * under vt_lock, and takes none. */
+/* The index of the stack's frame verdict (n_rules when none), computing it on first use and
+ * again after an object was unloaded: the stack's addresses may now be another object's, with
+ * other names (its slot holds the count of unloads it was computed after, in the high half).
+ * Not under vt_lock, and takes none. */
 static int stack_first_rule(uint32_t stack_id, void *const *ips, int n_ips)
 {
     int n_rules = active_rules.n_rules;
     if (!stack_id)
         return n_rules;
-    /* The slot is written once per stack (by every thread that finds it empty, all with the same
-     * value) and never cleared while the node lives: atomic accesses, no lock. */
+    /* The slot is written by every thread that finds it empty or stale, all with the same value
+     * for the same unloads, and never cleared while the node lives: atomic accesses, no lock. */
     void **cache = vt_stack_node_rule_cache(vt_stack_node(stack_id));
-    uintptr_t cached = (uintptr_t)__atomic_load_n(cache, __ATOMIC_ACQUIRE);
-    if (cached)
-        return (int)(cached - 1);
+    uint64_t cached = (uint64_t)(uintptr_t)__atomic_load_n(cache, __ATOMIC_ACQUIRE);
+    uint64_t unloads = (uint64_t)vt_modules_unloads() << 32;
+    if (cached && (cached & ~0xffffffffull) == unloads)
+        return (int)((cached & 0xffffffffull) - 1);
     int first = n_rules, limit = n_rules;
     if (active_rules.fields_used &
         ((1u << VT_FIELD_FUNC) | (1u << VT_FIELD_MODULE) | (1u << VT_FIELD_PY)))
@@ -209,7 +212,7 @@ static int stack_first_rule(uint32_t stack_id, void *const *ips, int n_ips)
                 limit = active_rules.rules[r].section_first;
             }
         }
-    __atomic_store_n(cache, (void *)(uintptr_t)(first + 1), __ATOMIC_RELEASE);
+    __atomic_store_n(cache, (void *)(uintptr_t)(unloads | (uint64_t)(first + 1)), __ATOMIC_RELEASE);
     return first;
 }
 
@@ -327,6 +330,7 @@ static void capture_stack(void *arg)
     bool created = false;
     c->n = n;
     c->stack_id = 0;
+    vt_modules_refresh_after_unloads();
     if (n) /* takes vt_lock itself, and only when the stack is not the thread's last one */
         c->stack_id = vt_stack_intern(ips, n, &created);
     if (created) {

@@ -63,8 +63,10 @@ static int refresh_one(struct dl_phdr_info *info, size_t size, void *ctx)
         *first = false;
         if (info->dlpi_adds == seen_adds && info->dlpi_subs == seen_subs)
             return 1; /* nothing loaded or unloaded since the last refresh */
-        if (info->dlpi_subs != seen_subs)
+        if (info->dlpi_subs != seen_subs) {
             n_patched = 0;
+            vt_modules_unloaded(); /* the call-sites' caches, by address, may be stale */
+        }
         seen_adds = info->dlpi_adds;
         seen_subs = info->dlpi_subs;
     }

@@ -97,14 +97,41 @@ bool vt_modules_refresh(void)
     return true;
 }
 
-/* The module holding ip, or NULL. Lock-free: entries are final once published. */
+/* The module holding ip, or NULL. Lock-free: entries are final once published. The newest
+ * first: an object unloaded keeps its entry, and the one loaded at its addresses since comes
+ * after it. */
 const vt_module_t *vt_modules_find(uint64_t ip)
 {
-    unsigned n = n_modules;
-    for (unsigned i = 0; i < n; i++)
+    for (unsigned i = n_modules; i-- > 0;)
         if (ip >= modules[i].lo && ip < modules[i].hi)
             return &modules[i];
     return NULL;
+}
+
+/* Objects unloaded, as the dlopen door's refresh counts them (vt_modules_unloaded); and their
+ * count at the last refresh of the map. After an unload a new object may sit at the freed
+ * addresses: frames there are not outside every known module, so the map would not be
+ * refreshed for them, and a stack's frame verdict (categorize.c) would be the old object's. */
+static unsigned unloads, unloads_mapped;
+
+void vt_modules_unloaded(void)
+{
+    __atomic_add_fetch(&unloads, 1, __ATOMIC_RELEASE);
+}
+
+unsigned vt_modules_unloads(void)
+{
+    return __atomic_load_n(&unloads, __ATOMIC_ACQUIRE);
+}
+
+/* vt_modules_refresh when an object was unloaded since the map's last refresh after one. */
+void vt_modules_refresh_after_unloads(void)
+{
+    unsigned seen = vt_modules_unloads();
+    if (VT_LIKELY(__atomic_load_n(&unloads_mapped, __ATOMIC_RELAXED) == seen))
+        return;
+    if (vt_modules_refresh())
+        __atomic_store_n(&unloads_mapped, seen, __ATOMIC_RELAXED);
 }
 
 unsigned vt_modules_count(void)

@@ -535,6 +535,9 @@ typedef struct vt_module_s {
 } vt_module_t;
 bool vt_modules_refresh(void);
 const vt_module_t *vt_modules_find(uint64_t ip);
+void vt_modules_unloaded(void);              /* the dlopen door saw an object unloaded */
+unsigned vt_modules_unloads(void);           /* how many times so far */
+void vt_modules_refresh_after_unloads(void); /* the map again if one was since its refresh */
 unsigned vt_modules_count(void);
 const vt_module_t *vt_module(unsigned index);
 
