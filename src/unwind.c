@@ -269,14 +269,25 @@ __attribute__((noinline)) bool vt_run_capture(vt_frames_t *f, void (*fn)(void *)
 }
 
 /* vt_unwind_init: per-thread caches for libunwind (no global lock on the recording path) and
- * one unwind to make libunwind do its one-time allocations now. Called once from init. */
+ * one unwind to make libunwind do its one-time allocations now. Called once, by the call-site
+ * setup (vt_callsites_setup). */
+static void warm_up(void *arg)
+{
+    void *warm[8];
+    (void)arg;
+    vt_backtrace(warm, 8);
+}
+
 void vt_unwind_init(void)
 {
     unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_PER_THREAD);
     frames_key_made = pthread_key_create(&frames_key, frames_release) == 0;
     dl_iterate_phdr(find_self, (void *)(uintptr_t)&vt_unwind_init);
-    void *warm[8];
-    vt_backtrace(warm, 8);
+    /* On the capture stack: this runs at the process's first call-site, in whichever thread
+     * takes it, whose own stack may be small (libunwind's first unwind parses DWARF on it). */
+    vt_frames_t *f = vt_thread_frames();
+    if (f)
+        vt_run_capture(f, warm_up, NULL);
 }
 
 /* ---- the rule cache and its walk ------------------------------------------------------------ */
