@@ -13,6 +13,7 @@
 
 #include "vt_internal.h"
 
+#include <dlfcn.h>
 #include <link.h>
 #include <pthread.h>
 #include <signal.h>
@@ -23,6 +24,81 @@
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+
+/* ---- libunwind, opened when it is first needed ---------------------------------------------- */
+
+/* libunwind is not linked: every process that gets LD_PRELOAD (most of them never use CUDA)
+ * would pay at its start for opening, mapping and relocating it and liblzma, ~0.2 ms of CPU
+ * here (bench/loads.sh, docs/benchmarks.md). vt_unwind_init opens it, at the process's first
+ * call-site (vt_callsites_setup); tests that capture without init open it at their first
+ * capture. Its functions are called through this table, by their names in libunwind.h: the
+ * macros below send the calls in this file there. Where it cannot be opened, captures the rule
+ * cache cannot answer have no frames. */
+#define VT_STR_(x) #x
+#define VT_STR(x)  VT_STR_(x)
+static struct {
+#if defined(__x86_64__) /* elsewhere unw_getcontext is inline code of the header */
+    int (*getcontext)(unw_context_t *);
+#endif
+    int (*init_local)(unw_cursor_t *, unw_context_t *);
+    int (*step)(unw_cursor_t *);
+    int (*get_reg)(unw_cursor_t *, unw_regnum_t, unw_word_t *);
+    int (*backtrace)(void **, int);
+    int (*set_caching_policy)(unw_addr_space_t, unw_caching_policy_t);
+    unw_addr_space_t *local_addr_space;
+} unw_fns;
+static bool unw_opened; /* written once, under unw_once */
+static pthread_once_t unw_once = PTHREAD_ONCE_INIT;
+
+static void unw_open(void)
+{
+    void *h = dlopen(VT_LIBUNWIND_SONAME, RTLD_NOW | RTLD_LOCAL);
+    if (!h) {
+        vt_log(1, "cannot open %s: call-sites without frames", VT_LIBUNWIND_SONAME);
+        return;
+    }
+#if defined(__x86_64__)
+    *(void **)&unw_fns.getcontext = dlsym(h, VT_STR(unw_tdep_getcontext));
+#endif
+    *(void **)&unw_fns.init_local = dlsym(h, VT_STR(unw_init_local));
+    *(void **)&unw_fns.step = dlsym(h, VT_STR(unw_step));
+    *(void **)&unw_fns.get_reg = dlsym(h, VT_STR(unw_get_reg));
+    *(void **)&unw_fns.backtrace = dlsym(h, "unw_backtrace");
+    *(void **)&unw_fns.set_caching_policy = dlsym(h, VT_STR(unw_set_caching_policy));
+    unw_fns.local_addr_space = dlsym(h, VT_STR(unw_local_addr_space));
+    unw_opened = unw_fns.init_local && unw_fns.step && unw_fns.get_reg && unw_fns.backtrace &&
+                 unw_fns.set_caching_policy && unw_fns.local_addr_space;
+#if defined(__x86_64__)
+    unw_opened = unw_opened && unw_fns.getcontext;
+#endif
+    if (!unw_opened)
+        vt_log(1, "%s lacks a function we call: call-sites without frames", VT_LIBUNWIND_SONAME);
+}
+
+/* Whether libunwind's functions can be called, opening it the first time. */
+static inline bool unw_ready(void)
+{
+    if (VT_LIKELY(__atomic_load_n(&unw_opened, __ATOMIC_ACQUIRE)))
+        return true;
+    pthread_once(&unw_once, unw_open);
+    return __atomic_load_n(&unw_opened, __ATOMIC_ACQUIRE);
+}
+
+#if defined(__x86_64__)
+#    undef unw_getcontext
+#    define unw_getcontext(uc) unw_fns.getcontext(uc)
+#endif
+#undef unw_init_local
+#define unw_init_local(c, uc) unw_fns.init_local(c, uc)
+#undef unw_step
+#define unw_step(c) unw_fns.step(c)
+#undef unw_get_reg
+#define unw_get_reg(c, r, v) unw_fns.get_reg(c, r, v)
+#define unw_backtrace(b, n)  unw_fns.backtrace(b, n)
+#undef unw_set_caching_policy
+#define unw_set_caching_policy(as, p) unw_fns.set_caching_policy(as, p)
+#undef unw_local_addr_space
+#define unw_local_addr_space (*unw_fns.local_addr_space)
 
 /* Our own text, so call-sites start at the caller of the shim. */
 static uintptr_t self_lo, self_hi;
@@ -280,12 +356,14 @@ static void warm_up(void *arg)
 
 void vt_unwind_init(void)
 {
-    unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_PER_THREAD);
+    bool ready = unw_ready();
+    if (ready)
+        unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_PER_THREAD);
     frames_key_made = pthread_key_create(&frames_key, frames_release) == 0;
     dl_iterate_phdr(find_self, (void *)(uintptr_t)&vt_unwind_init);
     /* On the capture stack: this runs at the process's first call-site, in whichever thread
      * takes it, whose own stack may be small (libunwind's first unwind parses DWARF on it). */
-    vt_frames_t *f = vt_thread_frames();
+    vt_frames_t *f = ready ? vt_thread_frames() : NULL;
     if (f)
         vt_run_capture(f, warm_up, NULL);
 }
@@ -539,7 +617,7 @@ __attribute__((noinline)) static int capture(vt_frames_t *f, void **raw, int max
 #if VT_FAST_UNWIND
     for (int fills = 0;; fills++) {
         n = vt_fast_backtrace(raw, max, f);
-        if (n != WALK_UNKNOWN || fills == 1)
+        if (n != WALK_UNKNOWN || fills == 1 || !unw_ready())
             break;
         fill_rules(f, max);
     }
@@ -553,7 +631,7 @@ __attribute__((noinline)) static int capture(vt_frames_t *f, void **raw, int max
 #else
     (void)f;
 #endif
-    n = vt_backtrace(raw, max);
+    n = unw_ready() ? vt_backtrace(raw, max) : 0;
     __asm__ volatile("" : : "r"(n) : "memory"); /* not a tail call: this frame is raw[0]'s */
     return n;
 }
