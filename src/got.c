@@ -33,6 +33,10 @@
 #    define R_GLOB_DAT  R_ARM_GLOB_DAT
 #endif
 
+/* DT_RELR's tags (glibc 2.36's elf.h has them; older headers do not). */
+#define VT_DT_RELR   36
+#define VT_DT_RELRSZ 35
+
 #if __ELF_NATIVE_CLASS == 64
 #    define REL_TYPE(info) ELF64_R_TYPE(info)
 #    define REL_SYM(info)  ELF64_R_SYM(info)
@@ -54,6 +58,7 @@ typedef struct object_s {
     size_t strsz;
     uintptr_t jmprel, pltrelsz, pltrel; /* the PLT's relocations, and their kind (DT_REL[A]) */
     uintptr_t rela, relasz, rel, relsz;
+    uintptr_t relr, relrsz; /* packed relative relocations (DT_RELR) */
 } object_t;
 
 /* glibc makes the pointers of a loaded object's dynamic section absolute in place on most
@@ -74,6 +79,7 @@ VT_NO_SANITIZE static bool read_object(const struct dl_phdr_info *info, object_t
     o->strsz = 0;
     o->jmprel = o->pltrelsz = o->pltrel = 0;
     o->rela = o->relasz = o->rel = o->relsz = 0;
+    o->relr = o->relrsz = 0;
     const ElfW(Dyn) *dyn = NULL;
     for (int i = 0; i < info->dlpi_phnum; i++) {
         const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
@@ -122,6 +128,12 @@ VT_NO_SANITIZE static bool read_object(const struct dl_phdr_info *info, object_t
             break;
         case DT_RELSZ:
             o->relsz = dyn->d_un.d_val;
+            break;
+        case VT_DT_RELR:
+            o->relr = absolute(o, v);
+            break;
+        case VT_DT_RELRSZ:
+            o->relrsz = dyn->d_un.d_val;
             break;
         default:
             break;
@@ -229,20 +241,53 @@ VT_NO_SANITIZE int vt_got_patch_alone(const struct dl_phdr_info *info, vt_got_vi
     return patch_object(info, visit, ctx, false);
 }
 
-/* vt_got_relocated: whether the loader has relocated the object already, read from its first
- * RELATIVE relocation (RELA: the slot holds the load address plus the addend only once it is
- * applied): 1 yes, 0 not yet, -1 cannot be told (REL, packed relative relocations, none). */
+/* vt_got_relocated: whether the loader has relocated the object already: 1 yes, 0 not yet, -1
+ * cannot be told. glibc relocates an object in one pass: its packed relative relocations
+ * (DT_RELR), then DT_REL/DT_RELA in table order with the PLT's (DT_JMPREL) last. So the slot
+ * of the last call relocation tells the most: before relocation it holds its link-time value, a
+ * PLT address inside the object's unrelocated span [lo - base, hi - base); after, the PLT
+ * address plus the load address (lazy binding), the function, or NULL (an undefined weak
+ * reference bound now). Without one, a relative relocation's slot: RELA's holds the load
+ * address plus the addend once applied; RELR's holds a link-time address inside the object,
+ * which relocation moves by the load address. -1 when the object is where it was linked (no
+ * way to tell), has none of these (only REL, or only address slots), or a value fits neither. */
+#if defined(R_RELATIVE_TYPE)
+/* 1 when v is the relocated form of a link-time address in the object's span, 0 when it is
+ * the unrelocated one, -1 when neither. */
+VT_NO_SANITIZE static int moved(const object_t *o, uintptr_t v)
+{
+    if (v >= o->lo && v < o->hi)
+        return 1;
+    if (v >= o->lo - o->base && v < o->hi - o->base)
+        return 0;
+    return -1;
+}
+#endif
+
 VT_NO_SANITIZE int vt_got_relocated(const struct dl_phdr_info *info)
 {
 #if defined(R_RELATIVE_TYPE)
     object_t o;
-    if (!read_object(info, &o) || !o.rela || o.base == 0)
+    if (!read_object(info, &o) || o.base == 0 || o.hi - o.base > o.lo)
         return -1;
-    const ElfW(Rela) *r = (const ElfW(Rela) *)o.rela;
-    for (size_t i = 0; i < o.relasz / sizeof *r; i++)
-        if (REL_TYPE(r[i].r_info) == R_RELATIVE_TYPE)
-            return *(const uintptr_t *)(o.base + r[i].r_offset) ==
-                   o.base + (uintptr_t)r[i].r_addend;
+    if (o.jmprel && o.pltrel == DT_RELA) {
+        const ElfW(Rela) *r = (const ElfW(Rela) *)o.jmprel;
+        for (size_t i = o.pltrelsz / sizeof *r; i-- > 0;)
+            if (REL_TYPE(r[i].r_info) == R_JUMP_SLOT) {
+                uintptr_t v = *(const uintptr_t *)(o.base + r[i].r_offset);
+                return v == 0 || moved(&o, v) != 0;
+            }
+    }
+    if (o.rela) {
+        const ElfW(Rela) *r = (const ElfW(Rela) *)o.rela;
+        for (size_t i = 0; i < o.relasz / sizeof *r; i++)
+            if (REL_TYPE(r[i].r_info) == R_RELATIVE_TYPE)
+                return *(const uintptr_t *)(o.base + r[i].r_offset) ==
+                       o.base + (uintptr_t)r[i].r_addend;
+    }
+    /* The first entry of DT_RELR is an address (even), the offset of a relocated slot. */
+    if (o.relr && o.relrsz >= sizeof(ElfW(Addr)) && (*(const ElfW(Addr) *)o.relr & 1) == 0)
+        return moved(&o, *(const uintptr_t *)(o.base + *(const ElfW(Addr) *)o.relr));
     return -1;
 #else
     (void)info;

@@ -56,44 +56,92 @@ VT_NO_SANITIZE static bool in_base_namespace(const struct dl_phdr_info *info)
     return false;
 }
 
+/* Whether a listed object is relocated. glibc lists an object (and counts it in dlpi_adds) when
+ * it maps it, before it relocates it, and relocates it holding its own load lock, not the list
+ * lock dl_iterate_phdr takes: a walk can meet an object another thread's dlopen is relocating.
+ * Patching one then is unsafe twice over: the loader's later relocation overwrites the slot (the
+ * object, marked patched, is never turned again), and a slot under RELRO is written by making
+ * its page writable and read-only again, after which the loader's next store to that page
+ * faults. Nothing public says when an object's relocation is done (link_map's l_relocated is
+ * private), but every dlopen of the program passes our doors, which count the loads in flight:
+ * when no other thread has one in flight, every listed object is relocated (a dlopen lists its
+ * objects after the door counted it, under the list lock the walk holds, and uncounts it only
+ * after glibc returned; this thread's own loads in flight, when a constructor asks for a
+ * refresh, have relocated all their objects before running any constructor). Otherwise the
+ * walk turns only the object its own dlopen door returned, and leaves the others, unmarked, to
+ * the next refresh (each load's own door refreshes after it). A dlopen outside our doors (glibc
+ * opening a module for itself, a caller of the function glibc's own handle gives) is not
+ * counted: for those, vt_got_relocated's reading of the object's last relocation is what
+ * stands between the walk and an object being relocated. */
+static unsigned long loads_in_flight;             /* door dlopens in flight, every thread */
+static __thread unsigned long my_loads_in_flight; /* this thread's */
+
+typedef struct refresh_s {
+    bool first;
+    bool deferred;           /* an object was left for the next refresh */
+    unsigned long long adds; /* dlpi_adds read under the list lock */
+    bool settled;            /* no other thread's door load in flight */
+    uintptr_t done_ld;       /* the dynamic section of an object known relocated (0: none) */
+} refresh_t;
+
+static uintptr_t dynamic_of(const struct dl_phdr_info *info)
+{
+    for (int i = 0; i < info->dlpi_phnum; i++)
+        if (info->dlpi_phdr[i].p_type == PT_DYNAMIC)
+            return info->dlpi_addr + info->dlpi_phdr[i].p_vaddr;
+    return 0;
+}
+
 static int refresh_one(struct dl_phdr_info *info, size_t size, void *ctx)
 {
-    bool *first = ctx;
-    if (*first) {
-        *first = false;
+    refresh_t *r = ctx;
+    if (r->first) {
+        r->first = false;
         if (info->dlpi_adds == seen_adds && info->dlpi_subs == seen_subs)
             return 1; /* nothing loaded or unloaded since the last refresh */
         if (info->dlpi_subs != seen_subs) {
             n_patched = 0;
             vt_modules_unloaded(); /* the call-sites' caches, by address, may be stale */
         }
-        seen_adds = info->dlpi_adds;
         seen_subs = info->dlpi_subs;
+        r->adds = info->dlpi_adds;
+        r->settled = __atomic_load_n(&loads_in_flight, __ATOMIC_SEQ_CST) == my_loads_in_flight;
     }
     (void)size;
-    /* An object another thread's dlopen has listed but not relocated yet is left to that
-     * dlopen's own refresh: its relocation would overwrite the slots. */
     if (vt_is_own_address(info->dlpi_phdr) || was_patched(info->dlpi_phdr) ||
-        !in_base_namespace(info) || vt_got_relocated(info) == 0)
+        !in_base_namespace(info))
         return 0;
+    bool relocated = r->settled || (r->done_ld && dynamic_of(info) == r->done_ld);
+    if (!relocated || vt_got_relocated(info) == 0) {
+        r->deferred = true;
+        return 0;
+    }
     vt_got_patch(info, vt_patch_visit, NULL);
     if (n_patched < MAX_PATCHED)
         patched[n_patched++] = info->dlpi_phdr;
     return 0;
 }
 
-void vt_loads_refresh(void)
+/* The refresh; done: an object the caller knows relocated (its dlopen returned it), or NULL. */
+static void refresh(const struct link_map *done)
 {
     int saved_errno = errno;
     int cancel_state = 0;
     pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel_state);
     pthread_mutex_lock(&refresh_lock);
-    bool first = true;
-    dl_iterate_phdr(refresh_one, &first);
-    vt_pin_reals(); /* outside dl_iterate_phdr: it takes the loader's lock */
+    refresh_t r = {.first = true, .done_ld = done ? (uintptr_t)done->l_ld : 0};
+    dl_iterate_phdr(refresh_one, &r);
+    if (!r.first && !r.deferred && r.adds)
+        seen_adds = r.adds; /* every object listed then was looked at */
+    vt_pin_reals();         /* outside dl_iterate_phdr: it takes the loader's lock */
     pthread_mutex_unlock(&refresh_lock);
     pthread_setcancelstate(cancel_state, &cancel_state);
     errno = saved_errno;
+}
+
+void vt_loads_refresh(void)
+{
+    refresh(NULL);
 }
 
 /* ---- at startup, before any constructor --------------------------------------------------------- */
@@ -102,7 +150,8 @@ void vt_loads_refresh(void)
  * library after the program's NEEDED libraries (and before the program). Our own relocation ends
  * with the IRELATIVE relocation of vt_loads_startup below, whose resolver is therefore the first
  * code of ours to run: it turns the slots of every object already relocated (the others would
- * be overwritten by their own relocation, and a read-only RELRO page of theirs would stop it);
+ * be overwritten by their own relocation, and a read-only RELRO page of theirs would stop it;
+ * the loader relocates one object at a time here, so any of its slots tells: vt_got_relocated);
  * the constructor does the rest. Nothing here may call libc beyond syscall and getpagesize:
  * the thread's TLS is not initialised yet (locale, a sanitizer runtime's
  * state; dl_iterate_phdr is intercepted by the sanitizers, which would start their runtime
@@ -576,10 +625,15 @@ static void *door(const void *return_address, bool have_ns, Lmid_t ns, const cha
 {
     int cancel_state = 0;
     pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel_state);
+    /* Counted in flight around glibc's work (the refresh above). */
+    __atomic_fetch_add(&loads_in_flight, 1, __ATOMIC_SEQ_CST);
+    my_loads_in_flight++;
     void *handle = open_as(return_address, have_ns, ns, file, mode);
+    my_loads_in_flight--;
+    __atomic_fetch_sub(&loads_in_flight, 1, __ATOMIC_SEQ_CST);
     pthread_setcancelstate(cancel_state, &cancel_state);
     if (handle)
-        vt_loads_refresh(); /* keeps errno */
+        refresh(have_ns ? NULL : handle); /* keeps errno */
     return handle;
 }
 
