@@ -1,11 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* A library for the load race (t_cap_loadrace.c): linked with libcuda.so.1, bound now with its
  * GOT under RELRO, built without PLT (its calls go through address slots), and a table of 4096
- * pointers whose relative relocations keep the loader busy relocating it. */
+ * pointers whose relative relocations keep the loader busy relocating it. Built a second time
+ * with LOADRACE_NO_CUDA: the table alone, for the thread that loads no CUDA. */
 #include <stddef.h>
-
-int cuMemAlloc_v2(unsigned long long *p, size_t bytes);
-int cuMemFree_v2(unsigned long long p);
 
 static char cells[4096];
 #define P1(i) &cells[i]
@@ -20,6 +18,10 @@ static char cells[4096];
         P512(i + 3072), P512(i + 3584)
 __attribute__((visibility("default"))) char *const loadrace_table[4096] = {P4096(0)};
 
+#ifndef LOADRACE_NO_CUDA
+int cuMemAlloc_v2(unsigned long long *p, size_t bytes);
+int cuMemFree_v2(unsigned long long p);
+
 /* The address taken, kept in a volatile so the call is not folded. */
 static int (*volatile release)(unsigned long long) = NULL;
 
@@ -30,3 +32,4 @@ __attribute__((visibility("default"))) int loadrace_pair(size_t bytes)
     int rc = cuMemAlloc_v2(&p, bytes);
     return rc != 0 || release(p) != 0 || loadrace_table[4095] != &cells[4095];
 }
+#endif
