@@ -9,8 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <uthash.h>
-
 #include "frames.h"
 #include "json.h"
 #include "load.h"
@@ -38,14 +36,15 @@ typedef struct pf_site_s {
     uint64_t seen, kept, kept_at_peak;
 } pf_site_t;
 
-/* An allocation of a chosen call-site, live: its slice is written when it is freed. */
+/* An allocation of a chosen call-site, live: its slice is written when it is freed. In a table
+ * of open addressing on (handle, address), no allocation per entry: on a trace whose every
+ * allocation is a chosen site's, a malloc and a hash node each were a tenth of the export. */
 typedef struct pf_live_s {
-    uint64_t key[2]; /* handle flag, address */
-    uint64_t t_ns, size_bytes;
+    uint64_t address, t_ns, size_bytes;
+    uint64_t seq; /* the order of allocation: the order slices still live are written in */
     uint32_t stack_id;
-    uint8_t site, category;
-    bool keep;
-    UT_hash_handle hh;
+    uint8_t handle, site, category;
+    bool keep, used;
 } pf_live_t;
 
 typedef struct pf_sample_s {
@@ -85,7 +84,9 @@ typedef struct pf_s {
     size_t n_devices, cap_devices;
     pf_thread_t *threads;
     size_t n_threads, cap_threads;
-    pf_live_t *live;
+    pf_live_t *live; /* cap_live slots, a power of two, at most half used */
+    size_t n_live, cap_live;
+    uint64_t next_seq;
     uint64_t slice_id;
     bool oom;
 } pf_t;
@@ -542,20 +543,102 @@ static int site_of(const pf_t *p, uint32_t stack_id)
     return -1;
 }
 
+static size_t live_home(uint8_t handle, uint64_t address, size_t mask)
+{
+    uint64_t x = address ^ ((uint64_t)handle << 63);
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdULL;
+    x ^= x >> 33;
+    return (size_t)x & mask;
+}
+
+/* The slot of (handle, address): its entry, or the empty slot where it would go. */
+static pf_live_t *live_slot(const pf_t *p, uint8_t handle, uint64_t address)
+{
+    size_t mask = p->cap_live - 1;
+    for (size_t i = live_home(handle, address, mask);; i = (i + 1) & mask) {
+        pf_live_t *l = &p->live[i];
+        if (!l->used || (l->address == address && l->handle == handle))
+            return l;
+    }
+}
+
+/* Room for one more entry: the table doubled when it would be over half full. */
+static int live_room(pf_t *p)
+{
+    if ((p->n_live + 1) * 2 <= p->cap_live)
+        return 0;
+    size_t cap = p->cap_live ? 2 * p->cap_live : 1024;
+    pf_live_t *old = p->live, *live = calloc(cap, sizeof(*live));
+    if (!live)
+        return -1;
+    size_t old_cap = p->cap_live;
+    p->live = live;
+    p->cap_live = cap;
+    for (size_t i = 0; i < old_cap; i++)
+        if (old[i].used)
+            *live_slot(p, old[i].handle, old[i].address) = old[i];
+    free(old);
+    return 0;
+}
+
+/* Linear probing deletes by moving the entries after the hole back (no tombstones). */
+static void live_delete(pf_t *p, pf_live_t *l)
+{
+    size_t mask = p->cap_live - 1, i = (size_t)(l - p->live), j = i;
+    p->live[i].used = false;
+    for (;;) {
+        j = (j + 1) & mask;
+        if (!p->live[j].used)
+            break;
+        size_t home = live_home(p->live[j].handle, p->live[j].address, mask);
+        if (i <= j ? (i < home && home <= j) : (i < home || home <= j))
+            continue;
+        p->live[i] = p->live[j];
+        p->live[j].used = false;
+        i = j;
+    }
+    p->n_live--;
+}
+
+static int by_seq(const void *x, const void *y)
+{
+    const pf_live_t *a = *(pf_live_t *const *)x, *b = *(pf_live_t *const *)y;
+    return a->seq < b->seq ? -1 : a->seq > b->seq;
+}
+
+/* The live entries in the order they were allocated (malloc'd; NULL when none or no memory:
+ * *oom says which). */
+static pf_live_t **live_in_order(pf_t *p, bool *oom)
+{
+    *oom = false;
+    if (!p->n_live)
+        return NULL;
+    pf_live_t **order = malloc(p->n_live * sizeof(*order));
+    if (!order) {
+        *oom = true;
+        return NULL;
+    }
+    size_t n = 0;
+    for (size_t i = 0; i < p->cap_live; i++)
+        if (p->live[i].used)
+            order[n++] = &p->live[i];
+    qsort(order, n, sizeof(*order), by_seq);
+    return order;
+}
+
 /* A chosen site's allocation leaving (freed, or replaced at its address) at t_ns. */
 static void slice_end(pf_t *p, const vt_reader_t *r, const vt_live_t *old, uint64_t t_ns)
 {
-    if (!old || old->series != VT_TRACE_SERIES_DEVICE || old->device != p->peak_device)
+    if (!old || old->series != VT_TRACE_SERIES_DEVICE || old->device != p->peak_device ||
+        !p->n_live)
         return;
-    uint64_t key[2] = {old->handle, old->address};
-    pf_live_t *l;
-    HASH_FIND(hh, p->live, key, sizeof(key), l);
-    if (!l)
+    pf_live_t *l = live_slot(p, old->handle, old->address);
+    if (!l->used)
         return;
     if (l->keep)
         slice_write(p, r, l, true, t_ns);
-    HASH_DEL(p->live, l);
-    free(l);
+    live_delete(p, l);
 }
 
 static void slice_begin(pf_t *p, const vt_event_t *ev)
@@ -566,35 +649,43 @@ static void slice_begin(pf_t *p, const vt_event_t *ev)
     if (site < 0)
         return;
     pf_site_t *s = &p->sites[site];
-    pf_live_t *l = calloc(1, sizeof(*l));
-    if (!l) {
+    if (live_room(p) != 0) {
         p->oom = true;
         return;
     }
-    l->key[0] = ev->u.alloc.handle;
-    l->key[1] = ev->u.alloc.address;
-    l->t_ns = ev->t_ns;
-    l->size_bytes = ev->u.alloc.size_bytes;
-    l->stack_id = ev->u.alloc.stack_id;
-    l->site = (uint8_t)site;
-    l->category = ev->u.alloc.category;
+    pf_live_t *l = live_slot(p, ev->u.alloc.handle, ev->u.alloc.address);
+    if (l->used) /* not reached: slice_end took the entry the analysis replaced */
+        p->n_live--;
+    *l = (pf_live_t){.address = ev->u.alloc.address,
+                     .t_ns = ev->t_ns,
+                     .size_bytes = ev->u.alloc.size_bytes,
+                     .seq = p->next_seq++,
+                     .stack_id = ev->u.alloc.stack_id,
+                     .handle = ev->u.alloc.handle,
+                     .site = (uint8_t)site,
+                     .category = ev->u.alloc.category,
+                     .used = true};
     l->keep = s->seen++ % s->stride == 0 && s->kept < s->cap;
     s->kept += l->keep;
-    HASH_ADD(hh, p->live, key, sizeof(l->key), l);
+    p->n_live++;
 }
 
 /* At the record that makes the peak: every chosen site's allocation live then is kept, so the
- * slices show what made the peak. */
+ * slices show what made the peak (in the order they were allocated, while the cap allows). */
 static void slices_at_peak(pf_t *p)
 {
-    pf_live_t *l, *tmp;
-    HASH_ITER(hh, p->live, l, tmp) {
+    bool oom;
+    pf_live_t **order = live_in_order(p, &oom);
+    p->oom |= oom;
+    for (size_t i = 0; order && i < p->n_live; i++) {
+        pf_live_t *l = order[i];
         pf_site_t *s = &p->sites[l->site];
         if (!l->keep && s->kept_at_peak < s->cap) {
             l->keep = true;
             s->kept_at_peak++;
         }
     }
+    free(order);
 }
 
 static int write_record(void *ctx, const vt_reader_t *r, const vt_analysis_t *a,
@@ -622,13 +713,13 @@ static void finish(pf_t *p, const vt_reader_t *r)
 {
     for (size_t k = 0; k < p->n_devices; k++)
         column_flush(p, r, &p->devices[k]);
-    pf_live_t *l, *tmp;
-    HASH_ITER(hh, p->live, l, tmp) {
-        if (l->keep)
-            slice_write(p, r, l, false, 0);
-        HASH_DEL(p->live, l);
-        free(l);
-    }
+    bool oom;
+    pf_live_t **order = live_in_order(p, &oom);
+    p->oom |= oom;
+    for (size_t i = 0; order && i < p->n_live; i++)
+        if (order[i]->keep)
+            slice_write(p, r, order[i], false, 0);
+    free(order);
     fputs("\n],\"displayTimeUnit\":\"ns\"}\n", p->out);
 }
 
@@ -638,11 +729,7 @@ static void release(pf_t *p)
         free(p->sites[i].name);
         free(p->sites[i].frames);
     }
-    pf_live_t *l, *tmp;
-    HASH_ITER(hh, p->live, l, tmp) {
-        HASH_DEL(p->live, l);
-        free(l);
-    }
+    free(p->live);
     free(p->allocs_by_stack);
     free(p->devices);
     free(p->threads);
