@@ -2,9 +2,11 @@
 /* A training loop with a leak: weights (128 MiB) and Adam's two moments (2 x 160 MiB) allocated
  * once, activations (two buffers of one call-site) allocated and freed every step, and 4 MiB per step kept in a list nobody
  * frees (a history of losses kept on the device, say) for STEPS steps. Each step starts with a
- * mark ("marks", vramtrace_mark), or nothing marks the steps ("none": a short sleep per step
- * spreads them over time; the steps are found from the allocations' own repetition). Weights and moments are never freed, as in a framework, so they
- * lead the memory live at exit.
+ * mark ("marks", vramtrace_mark), or nothing marks the steps ("none": a 5 ms sleep per step
+ * spreads them over time, so that the loop fills most of the trace even when the process's
+ * start is slow on a loaded machine; the steps are found from the allocations' own
+ * repetition). Weights and moments are never freed, as in a framework, so they lead the memory
+ * live at exit.
  *   usage: leak_steps STEPS marks|none */
 #include <stdio.h>
 #include <stdlib.h>
@@ -67,7 +69,7 @@ int main(int argc, char **argv)
             snprintf(label, sizeof(label), "step %d", s);
             VRAMTRACE_MARK(label);
         } else {
-            nanosleep(&(struct timespec){0, 2000000}, NULL);
+            nanosleep(&(struct timespec){0, 5000000}, NULL);
         }
         void *act = alloc_activations(), *act_grad = alloc_activations();
         history[s] = keep_loss_history();
