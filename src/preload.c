@@ -682,6 +682,24 @@ VT_EXPORT CUresult cuMemRetainAllocationHandle(CUmemGenericAllocationHandle *han
     VT_RETURN(rc);
 }
 
+/* An imported handle counts nowhere here: the exporting process counts its memory. What is
+ * mapped of it counts in the imported series (vt_track_vmm_map). */
+VT_EXPORT CUresult cuMemImportFromShareableHandle(CUmemGenericAllocationHandle *handle,
+                                                  void *osHandle,
+                                                  CUmemAllocationHandleType shHandleType)
+{
+    VT_ENTER(cuMemImportFromShareableHandle, CU_NOT_FOUND, (handle, osHandle, shHandleType));
+    VT_CALL_SAVING_ERRNO(rc, real(handle, osHandle, shHandleType));
+    if (rc == CUDA_SUCCESS && !vt_is_paused()) {
+        vt_callsite_t cs;
+        vt_callsite_take(&cs, api);
+        vt_track_vmm_import(*handle, vt_current_device(), api, &cs);
+    } else if (rc != CUDA_SUCCESS) {
+        vt_track_failed_at(api, 0, rc, 0, NULL, 0, 0);
+    }
+    VT_RETURN(rc);
+}
+
 VT_EXPORT CUresult cuMemMap(CUdeviceptr ptr, size_t size, size_t offset,
                             CUmemGenericAllocationHandle handle, unsigned long long flags)
 {

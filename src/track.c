@@ -351,6 +351,24 @@ void vt_track_vmm_create_at(uint64_t handle, uint64_t size_bytes, vt_series_t se
     vt_lock_give();
 }
 
+/* cuMemImportFromShareableHandle: a handle to memory another process (or another handle of
+ * this one) made and counts; it counts nowhere, and what is mapped of it counts in the imported
+ * series (vt_track_vmm_map), attributed to the import's call-site cs. A handle already known is
+ * one more reference to it. */
+void vt_track_vmm_import(uint64_t handle, int device, vt_api_t api, const vt_callsite_t *cs)
+{
+    vt_alloc_t proto;
+    fill_proto(&proto, VT_SPACE_VMM_HANDLE, VT_SERIES_IMPORTED, device, handle, 0, api, cs);
+    proto.refcount = 1;
+    vt_lock_take();
+    vt_alloc_t *a = vt_table_find(VT_SPACE_VMM_HANDLE, handle);
+    if (a)
+        a->refcount++;
+    else if (!vt_table_insert(&proto))
+        totals.n_dropped++;
+    vt_lock_give();
+}
+
 /* cuMemRetainAllocationHandle: one more reference to be released (cuda.h). */
 void vt_track_vmm_retain(uint64_t handle)
 {
@@ -364,7 +382,9 @@ void vt_track_vmm_retain(uint64_t handle)
 /* A handle whose last reference and last mapping are gone leaves its series. vt_lock held. */
 static void vmm_maybe_release(vt_alloc_t *a, vt_api_t api)
 {
-    if (a->refcount == 0 && a->n_mappings == 0) {
+    if (a->refcount == 0 && a->n_mappings == 0 && a->series == VT_SERIES_IMPORTED) {
+        vt_table_remove(a); /* counted nowhere: nothing to write */
+    } else if (a->refcount == 0 && a->n_mappings == 0) {
         count_out(a);
         vt_writer_free(a->series, a->key, true, false, false, api);
         vt_table_remove(a);
@@ -404,18 +424,31 @@ void vt_track_vmm_release_end(vt_free_t *f, bool ok, vt_api_t api)
     vt_lock_give();
 }
 
+/* A mapping of a handle made here counts nothing (its handle does); a mapping of an imported
+ * handle is what this process sees of the peer's memory, so it counts in the imported series,
+ * as an allocation at its address, until it is unmapped. */
 void vt_track_vmm_map(uint64_t va, uint64_t size_bytes, uint64_t handle)
 {
     vt_alloc_t proto;
-    fill_proto(&proto, VT_SPACE_VMM_MAP, -1, 0, va, size_bytes, VT_API_cuMemMap, NULL);
-    proto.vmm_handle = handle;
     vt_lock_take();
     vt_alloc_t *h = vt_table_find(VT_SPACE_VMM_HANDLE, handle);
     if (h && !vt_table_find(VT_SPACE_VMM_MAP, va)) {
-        if (vt_table_insert(&proto))
+        bool imported = h->series == VT_SERIES_IMPORTED;
+        fill_proto(&proto, VT_SPACE_VMM_MAP, imported ? VT_SERIES_IMPORTED : -1, h->device, va,
+                   size_bytes, VT_API_cuMemMap, NULL);
+        proto.vmm_handle = handle;
+        proto.stack_id = h->stack_id;
+        proto.category = h->category;
+        vt_alloc_t *m = vt_table_insert(&proto);
+        if (m) {
             h->n_mappings++;
-        else
+            if (imported) {
+                count_in(m);
+                vt_writer_alloc(m, false);
+            }
+        } else {
             totals.n_dropped++; /* a lost mapping, like a lost allocation, is counted */
+        }
     }
     vt_lock_give();
 }
@@ -424,6 +457,10 @@ void vt_track_vmm_map(uint64_t va, uint64_t size_bytes, uint64_t handle)
  * vt_lock held. */
 static void vmm_unmap_one(vt_alloc_t *m, vt_api_t api)
 {
+    if (m->series >= 0) { /* a mapping of an imported handle */
+        count_out(m);
+        vt_writer_free(m->series, m->key, false, false, false, api);
+    }
     vt_alloc_t *h = vt_table_find(VT_SPACE_VMM_HANDLE, m->vmm_handle);
     if (h && h->n_mappings > 0) {
         h->n_mappings--;

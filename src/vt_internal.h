@@ -395,6 +395,7 @@ static inline void vt_track_vmm_create(uint64_t handle, uint64_t size_bytes, vt_
 {
     vt_track_vmm_create_at(handle, size_bytes, series, device, api, NULL, 0);
 }
+void vt_track_vmm_import(uint64_t handle, int device, vt_api_t api, const vt_callsite_t *cs);
 void vt_track_vmm_retain(uint64_t handle);
 void vt_track_vmm_release_begin(uint64_t handle, vt_free_t *f);
 void vt_track_vmm_release_end(vt_free_t *f, bool ok, vt_api_t api);

@@ -318,6 +318,46 @@ static void vmm(void)
     cap_end();
 }
 
+/* A handle exported as a file descriptor and imported in the same process: the import's success
+ * and error paths, and a mapping of the imported handle. */
+static void vmm_shareable(void)
+{
+    CUmemAllocationProp prop;
+    memset(&prop, 0, sizeof prop);
+    prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
+    prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+    prop.requestedHandleTypes = CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR;
+    CUmemGenericAllocationHandle h = 0, imported = 0, x = 0;
+    CUdeviceptr va = 0;
+    int fd = -1;
+    cuMemAddressReserve(&va, 2 * MiB, 0, 0, 0);
+    cuMemCreate(&h, 2 * MiB, &prop, 0);
+    cuMemExportToShareableHandle(&fd, h, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0);
+    CAP_CALL("cuMemImportFromShareableHandle",
+             cuMemImportFromShareableHandle(&imported, (void *)(intptr_t)fd,
+                                            CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR));
+    cap_ptr("handle", (void *)(uintptr_t)imported);
+    cap_end();
+    CAP_CALL("cuMemImportFromShareableHandle unknown fd",
+             cuMemImportFromShareableHandle(&x, (void *)(intptr_t)-1,
+                                            CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR));
+    cap_end();
+    CAP_CALL("cuMemImportFromShareableHandle NULL",
+             cuMemImportFromShareableHandle(NULL, (void *)(intptr_t)fd,
+                                            CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR));
+    cap_end();
+    CAP_CALL("cuMemMap imported", cuMemMap(va, 2 * MiB, 0, imported, 0));
+    cap_end();
+    CAP_CALL("cuMemUnmap imported", cuMemUnmap(va, 2 * MiB));
+    cap_end();
+    CAP_CALL("cuMemRelease imported", cuMemRelease(imported));
+    cap_end();
+    CAP_CALL("cuMemRelease exported", cuMemRelease(h));
+    cap_end();
+    cuMemAddressFree(va, 2 * MiB);
+    close(fd);
+}
+
 static void arrays(void)
 {
     CUarray a = CAP_SENTINEL, x = CAP_SENTINEL;
@@ -556,6 +596,7 @@ int main(void)
     stream_ordered();
     synchronizations(ctx0);
     vmm();
+    vmm_shareable();
     arrays();
     graphs();
     ipc();

@@ -1,8 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /* The simulated driver's virtual memory management: physical handles (cuMemCreate) charged to a
  * device at creation and released when the last reference and the last mapping are gone, address
- * reservations that cost nothing, and mappings of handles into reservations. */
+ * reservations that cost nothing, mappings of handles into reservations, and handles shared
+ * through a file descriptor (exported, then imported as another handle to the same memory). */
 #include <stdlib.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
 #include "sim_internal.h"
 
 typedef struct vmm_handle_s {
@@ -11,7 +14,11 @@ typedef struct vmm_handle_s {
     int device;        /* -1 for host-located memory (HOST, HOST_NUMA): not device memory */
     unsigned refcount; /* cuMemCreate + cuMemRetainAllocationHandle − cuMemRelease */
     unsigned n_mappings;
-    void *backing; /* contents, shared by every mapping of the handle */
+    int exportable; /* created with the POSIX file-descriptor handle type requested */
+    void *backing;  /* contents, shared by every mapping of the handle */
+    /* An imported handle: the exported one whose memory it is, which it holds a reference to;
+     * it is charged nothing itself. NULL for cuMemCreate's handles. */
+    struct vmm_handle_s *origin;
     UT_hash_handle hh;
 } vmm_handle_t;
 
@@ -36,6 +43,16 @@ static vmm_mapping_t *vmm_mappings;
 static CUmemGenericAllocationHandle vmm_next_id = 0x1000;
 static sim_va_space_t vmm_va = {SIM_VMM_VA_BASE, SIM_VA_BASE, NULL};
 
+/* File descriptors handed out by cuMemExportToShareableHandle, and the handle each names. The
+ * program owns the descriptor (it closes it); a closed number reused by the system is found
+ * again only if exported again, which replaces the row. */
+#define SIM_N_EXPORTS 64
+static struct {
+    int fd;
+    CUmemGenericAllocationHandle id;
+} vmm_exports[SIM_N_EXPORTS];
+static int vmm_n_exports;
+
 static vmm_handle_t *handle_find(CUmemGenericAllocationHandle id)
 {
     vmm_handle_t *h;
@@ -43,11 +60,24 @@ static vmm_handle_t *handle_find(CUmemGenericAllocationHandle id)
     return h;
 }
 
+/* The handle whose memory a mapping of h shows: h itself, or what h was imported from. */
+static vmm_handle_t *handle_memory(vmm_handle_t *h)
+{
+    return h->origin ? h->origin : h;
+}
+
 static void handle_maybe_free(vmm_handle_t *h)
 {
     if (h->refcount || h->n_mappings)
         return;
     HASH_DEL(vmm_handles, h);
+    if (h->origin) {
+        vmm_handle_t *origin = h->origin;
+        free(h);
+        origin->refcount--;
+        handle_maybe_free(origin);
+        return;
+    }
     if (h->device >= 0) {
         sim_uncharge(h->device, h->size_bytes);
         sim_series_remove(&sim_devices[h->device].allocs, h->size_bytes);
@@ -81,7 +111,7 @@ void *sim_vmm_resolve(CUdeviceptr ptr, size_t len)
         if (ptr < m->base || ptr - m->base >= m->size_bytes ||
             len > m->size_bytes - (ptr - m->base))
             continue;
-        vmm_handle_t *h = m->handle;
+        vmm_handle_t *h = handle_memory(m->handle);
         if (!h->backing && !(h->backing = sim_host_map(h->size_bytes)))
             return NULL;
         return (char *)h->backing + m->offset_bytes + (ptr - m->base);
@@ -121,6 +151,8 @@ SIM_EXPORT CUresult cuMemCreate(CUmemGenericAllocationHandle *handle, size_t siz
         h->size_bytes = size;
         h->device = dev;
         h->refcount = 1;
+        h->exportable =
+            (prop->requestedHandleTypes & CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR) != 0;
         HASH_ADD(hh, vmm_handles, id, sizeof h->id, h);
         if (dev >= 0)
             sim_series_add(&sim_devices[dev].allocs, size);
@@ -142,6 +174,79 @@ SIM_EXPORT CUresult cuMemRelease(CUmemGenericAllocationHandle handle)
     if (rc == CUDA_SUCCESS) {
         h->refcount--;
         handle_maybe_free(h);
+    }
+    SIM_UNLOCK();
+    return rc;
+}
+
+/* The POSIX file-descriptor handle type only, as on Linux; the handle must have asked for it at
+ * creation (CUmemAllocationProp.requestedHandleTypes), as cuda.h requires. */
+SIM_EXPORT CUresult cuMemExportToShareableHandle(void *shareableHandle,
+                                                 CUmemGenericAllocationHandle handle,
+                                                 CUmemAllocationHandleType handleType,
+                                                 unsigned long long flags)
+{
+    if (!sim_initialized)
+        return CUDA_ERROR_NOT_INITIALIZED;
+    if (!shareableHandle || handleType != CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR || flags != 0)
+        return CUDA_ERROR_INVALID_VALUE;
+    SIM_LOCK();
+    vmm_handle_t *h = handle_find(handle);
+    CUresult rc = CUDA_SUCCESS;
+    if (!h || !h->refcount || h->origin || !h->exportable)
+        rc = CUDA_ERROR_INVALID_VALUE;
+    int fd = rc == CUDA_SUCCESS ? eventfd(0, EFD_CLOEXEC) : -1;
+    if (rc == CUDA_SUCCESS && fd < 0)
+        rc = CUDA_ERROR_OUT_OF_MEMORY;
+    if (fd >= 0) {
+        int row = 0;
+        while (row < vmm_n_exports && vmm_exports[row].fd != fd)
+            row++;
+        if (row == SIM_N_EXPORTS) {
+            close(fd);
+            rc = CUDA_ERROR_OUT_OF_MEMORY;
+        } else {
+            vmm_exports[row].fd = fd;
+            vmm_exports[row].id = h->id;
+            vmm_n_exports += row == vmm_n_exports;
+            *(int *)shareableHandle = fd;
+        }
+    }
+    SIM_UNLOCK();
+    return rc;
+}
+
+/* A new handle to the exported memory, holding a reference to it: the device is not charged
+ * again, and the memory is freed when both handles (and their mappings) are gone. */
+SIM_EXPORT CUresult cuMemImportFromShareableHandle(CUmemGenericAllocationHandle *handle,
+                                                   void *osHandle,
+                                                   CUmemAllocationHandleType shHandleType)
+{
+    if (!sim_initialized)
+        return CUDA_ERROR_NOT_INITIALIZED;
+    if (!handle || shHandleType != CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR)
+        return CUDA_ERROR_INVALID_VALUE;
+    int fd = (int)(intptr_t)osHandle;
+    vmm_handle_t *imported = calloc(1, sizeof *imported);
+    if (!imported)
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    SIM_LOCK();
+    vmm_handle_t *origin = NULL;
+    for (int row = 0; row < vmm_n_exports; row++)
+        if (vmm_exports[row].fd == fd)
+            origin = handle_find(vmm_exports[row].id);
+    CUresult rc = origin && origin->refcount ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+    if (rc == CUDA_SUCCESS) {
+        origin->refcount++;
+        imported->id = vmm_next_id++;
+        imported->size_bytes = origin->size_bytes;
+        imported->device = -1;
+        imported->refcount = 1;
+        imported->origin = origin;
+        HASH_ADD(hh, vmm_handles, id, sizeof imported->id, imported);
+        *handle = imported->id;
+    } else {
+        free(imported);
     }
     SIM_UNLOCK();
     return rc;

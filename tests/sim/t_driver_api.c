@@ -546,6 +546,70 @@ static void test_vmm(void)
     VT_CHECK_EQ("create bad device", cuMemCreate(&h2, 2 * MiB, &prop, 0), CUDA_ERROR_INVALID_VALUE);
 }
 
+/* A handle exported as a file descriptor and imported again: one charge, two handles to the same
+ * bytes, freed when both are released and unmapped. */
+static void test_vmm_shareable(void)
+{
+    CUmemAllocationProp prop;
+    memset(&prop, 0, sizeof prop);
+    prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
+    prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+    prop.location.id = 0;
+    CUmemGenericAllocationHandle plain = 0, h = 0, imported = 0;
+    int fd = -1;
+    VT_CHECK_EQ("create not exportable", cuMemCreate(&plain, 2 * MiB, &prop, 0), CUDA_SUCCESS);
+    VT_CHECK_EQ(
+        "export without the type requested",
+        cuMemExportToShareableHandle(&fd, plain, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0),
+        CUDA_ERROR_INVALID_VALUE);
+    VT_CHECK_EQ("release not exportable", cuMemRelease(plain), CUDA_SUCCESS);
+    prop.requestedHandleTypes = CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR;
+    VT_CHECK_EQ("create exportable", cuMemCreate(&h, 2 * MiB, &prop, 0), CUDA_SUCCESS);
+    VT_CHECK_EQ("export other type",
+                cuMemExportToShareableHandle(&fd, h, CU_MEM_HANDLE_TYPE_NONE, 0),
+                CUDA_ERROR_INVALID_VALUE);
+    VT_CHECK_EQ("export unknown handle",
+                cuMemExportToShareableHandle(&fd, 777, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0),
+                CUDA_ERROR_INVALID_VALUE);
+    VT_CHECK_EQ("export",
+                cuMemExportToShareableHandle(&fd, h, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0),
+                CUDA_SUCCESS);
+    VT_CHECK("export gives a descriptor", fd >= 0);
+    VT_CHECK_EQ("import unknown descriptor",
+                cuMemImportFromShareableHandle(&imported, (void *)(intptr_t)-5,
+                                               CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR),
+                CUDA_ERROR_INVALID_VALUE);
+    VT_CHECK_EQ("import",
+                cuMemImportFromShareableHandle(&imported, (void *)(intptr_t)fd,
+                                               CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR),
+                CUDA_SUCCESS);
+    VT_CHECK("import is another handle", imported && imported != h);
+    VT_CHECK_EQ("import charges nothing", sim_test_used_bytes(), 2 * MiB);
+    CUdeviceptr va = 0;
+    VT_CHECK_EQ("reserve", cuMemAddressReserve(&va, 4 * MiB, 0, 0, 0), CUDA_SUCCESS);
+    VT_CHECK_EQ("map the exported", cuMemMap(va, 2 * MiB, 0, h, 0), CUDA_SUCCESS);
+    VT_CHECK_EQ("map the imported", cuMemMap(va + 2 * MiB, 2 * MiB, 0, imported, 0), CUDA_SUCCESS);
+    int v = 42, w = 0;
+    VT_CHECK_EQ("write through the exported", cuMemcpyHtoD_v2(va + 8, &v, 4), CUDA_SUCCESS);
+    VT_CHECK_EQ("read through the imported", cuMemcpyDtoH_v2(&w, va + 2 * MiB + 8, 4),
+                CUDA_SUCCESS);
+    VT_CHECK_EQ("the two handles share their bytes", w, 42);
+    VT_CHECK_EQ("release the exported", cuMemRelease(h), CUDA_SUCCESS);
+    VT_CHECK_EQ("unmap the exported", cuMemUnmap(va, 2 * MiB), CUDA_SUCCESS);
+    VT_CHECK_EQ("the imported holds it", sim_test_used_bytes(), 2 * MiB);
+    VT_CHECK_EQ("unmap the imported", cuMemUnmap(va + 2 * MiB, 2 * MiB), CUDA_SUCCESS);
+    VT_CHECK_EQ("still held by the imported handle", sim_test_used_bytes(), 2 * MiB);
+    VT_CHECK_EQ("release the imported", cuMemRelease(imported), CUDA_SUCCESS);
+    VT_CHECK_EQ("both gone: freed", sim_test_used_bytes(), 0);
+    VT_CHECK_EQ("release the imported twice", cuMemRelease(imported), CUDA_ERROR_INVALID_VALUE);
+    VT_CHECK_EQ("import of a freed handle",
+                cuMemImportFromShareableHandle(&imported, (void *)(intptr_t)fd,
+                                               CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR),
+                CUDA_ERROR_INVALID_VALUE);
+    VT_CHECK_EQ("address free", cuMemAddressFree(va, 4 * MiB), CUDA_SUCCESS);
+    close(fd);
+}
+
 static void test_graphs(void)
 {
     CUgraph g = NULL;
@@ -724,6 +788,7 @@ int main(void)
     test_streams_events();
     test_pools();
     test_vmm();
+    test_vmm_shareable();
     test_graphs();
     test_ipc();
     test_second_device();

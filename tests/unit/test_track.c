@@ -432,6 +432,41 @@ static void test_realloc_live_key(void)
 
 #define VA ((uint64_t)0x200000000000)
 
+/* An imported handle counts nowhere; its mappings count in the imported series, never the
+ * device's, until unmapped; an import of a handle already known is one more reference to it. */
+static void test_vmm_import(void)
+{
+    vt_track_reset();
+    vt_track_vmm_import(0x91, 1, VT_API_cuMemImportFromShareableHandle, NULL);
+    CHECK_SERIES("import counts nowhere", VT_SERIES_IMPORTED, 1, 0, 0, 0, 0);
+    CHECK_SERIES("nor in the device", VT_SERIES_DEVICE, 1, 0, 0, 0, 0);
+    CHECK_TOTALS("import is no allocation", 0, 0, 0, 0, 0);
+    vt_track_vmm_map(VA, 2 * MIB, 0x91);
+    vt_track_vmm_map(VA + 2 * MIB, MIB, 0x91);
+    CHECK_SERIES("mappings imported", VT_SERIES_IMPORTED, 1, 3 * MIB, 3 * MIB, 2, 0);
+    CHECK_SERIES("device untouched", VT_SERIES_DEVICE, 1, 0, 0, 0, 0);
+    release_ok(0x91);
+    CHECK_SERIES("released but mapped", VT_SERIES_IMPORTED, 1, 3 * MIB, 3 * MIB, 2, 0);
+    vt_track_vmm_unmap(VA, 2 * MIB, VT_API_cuMemUnmap);
+    CHECK_SERIES("one unmapped", VT_SERIES_IMPORTED, 1, MIB, 3 * MIB, 2, 1);
+    vt_track_vmm_unmap(VA + 2 * MIB, MIB, VT_API_cuMemUnmap);
+    CHECK_SERIES("all unmapped", VT_SERIES_IMPORTED, 1, 0, 3 * MIB, 2, 2);
+    CHECK_TOTALS("no device frees", 0, 0, 0, 0, 0);
+    VT_CHECK_EQ("handle gone", vt_table_count(), 0);
+
+    /* Importing a handle this process made: one more reference, still the device's. */
+    vt_track_reset();
+    vt_track_vmm_create(0x92, MIB, VT_SERIES_DEVICE, 0, VT_API_cuMemCreate);
+    vt_track_vmm_import(0x92, 0, VT_API_cuMemImportFromShareableHandle, NULL);
+    VT_CHECK_EQ("one more reference", vt_table_find(VT_SPACE_VMM_HANDLE, 0x92)->refcount, 2);
+    release_ok(0x92);
+    CHECK_SERIES("one release of two", VT_SERIES_DEVICE, 0, MIB, MIB, 1, 0);
+    release_ok(0x92);
+    CHECK_SERIES("both released", VT_SERIES_DEVICE, 0, 0, MIB, 1, 1);
+    CHECK_SERIES("nothing imported", VT_SERIES_IMPORTED, 0, 0, 0, 0, 0);
+    VT_CHECK_EQ("empty", vt_table_count(), 0);
+}
+
 static void test_vmm(void)
 {
     vt_track_reset();
@@ -853,6 +888,7 @@ int main(void)
     test_free_mask();
     test_realloc_live_key();
     test_vmm();
+    test_vmm_import();
     test_graph_reserved();
     test_drop_device();
     test_drop_context();

@@ -5,7 +5,8 @@
 # `report --json` (devices[]), the text report ("device 0 (NAME, 4.00 GiB)", the peak as a
 # share of the capacity) and the HTML page (the same, and the chart's capacity line, on the
 # scale when the peak is a quarter of the capacity or more, a note above the plot otherwise);
-# memory imported from another process (IPC) as its own series, outside the device peak.
+# memory imported from another process (IPC) or through an imported VMM handle as its own series,
+# outside the device peak.
 lib=$1 simdir=$2 vramtrace=$3 prog=$4
 . "$(dirname "$0")/../../lib/preamble.sh"
 status=0
@@ -60,5 +61,19 @@ else
         grep -qF '"imported":{"peak_bytes":0,' "$tmp/exporter.flat" ||
         fail "the exporter's device peak is not its 8 MiB, or it imported something"
 fi
-[ $status = 0 ] && echo "ok device record in JSON, text and HTML; imported memory"
+# An imported VMM handle: 8 MiB made here and the same 8 MiB imported and mapped; the device peak
+# is the 8 MiB made, the mapping is imported memory where IPC's is, never counted twice.
+env -i PATH="$PATH" LD_LIBRARY_PATH="$simdir" LD_PRELOAD="$lib" VRAMTRACE_QUIET=1 \
+    VRAMTRACE_OUTPUT="$tmp/vmm.vtr" VTSIM_DEVICE_MEMORY=1G "$prog" vmm-import 8388608 ||
+    fail "the VMM import program exited $?"
+"$vramtrace" report "$tmp/vmm.vtr" --json | tr -d ' \n' >"$tmp/vmm.flat" ||
+    fail "report --json of the VMM import exited $?"
+grep -qF '"imported":{"peak_bytes":8388608,"live_bytes":0}' "$tmp/vmm.flat" ||
+    fail "the imported VMM mapping is not 8 MiB of imported memory"
+grep -qF '"peak":{"bytes":8388608,' "$tmp/vmm.flat" ||
+    fail "the device peak is not the 8 MiB made here (the imported mapping counted in it?)"
+"$vramtrace" report "$tmp/vmm.vtr" | grep -qxF \
+    "imported peak: 8.00 MiB (a peer's memory, in the exporting process's device peak)" ||
+    fail "the text report lacks the imported VMM mapping's peak"
+[ $status = 0 ] && echo "ok device record in JSON, text and HTML; imported memory (IPC, VMM)"
 exit $status

@@ -9,6 +9,7 @@
  *   t_race hostfn OPS               host functions free on the driver's thread while this one
  *                                   allocates
  *   t_race ipc SIZE                 a second process opens SIZE bytes of this one's through IPC
+ *   t_race vmm-import SIZE          a VMM handle of SIZE bytes exported, imported and mapped
  * Exits 0 when every call answered as the driver must (one success per double free). */
 #include <dlfcn.h>
 #include <pthread.h>
@@ -17,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "t_rt_common.h"
 #include "sim_test.h"
 
@@ -353,6 +355,33 @@ static int ipc_open(const char *hex, size_t own)
     return cuMemFree_v2(mine) != CUDA_SUCCESS || cuIpcCloseMemHandle(peer) != CUDA_SUCCESS;
 }
 
+/* vmm-import SIZE: makes a VMM handle of SIZE bytes (a multiple of 2 MiB), exports it as a file
+ * descriptor, imports it and maps the imported handle whole: SIZE bytes made here, and SIZE
+ * bytes of imported memory mapped, at once. */
+static int vmm_import(size_t size)
+{
+    CUmemAllocationProp prop;
+    memset(&prop, 0, sizeof prop);
+    prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
+    prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+    prop.requestedHandleTypes = CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR;
+    CUmemGenericAllocationHandle made, imported;
+    CUdeviceptr va;
+    int fd;
+    if (cuMemAddressReserve(&va, size, 0, 0, 0) != CUDA_SUCCESS ||
+        cuMemCreate(&made, size, &prop, 0) != CUDA_SUCCESS ||
+        cuMemExportToShareableHandle(&fd, made, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0) !=
+            CUDA_SUCCESS ||
+        cuMemImportFromShareableHandle(&imported, (void *)(intptr_t)fd,
+                                       CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR) != CUDA_SUCCESS ||
+        cuMemMap(va, size, 0, imported, 0) != CUDA_SUCCESS)
+        return 1;
+    int rc = cuMemUnmap(va, size) != CUDA_SUCCESS || cuMemRelease(imported) != CUDA_SUCCESS ||
+             cuMemRelease(made) != CUDA_SUCCESS || cuMemAddressFree(va, size) != CUDA_SUCCESS;
+    close(fd);
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 3 || sim_test_context(0) != CUDA_SUCCESS) {
@@ -373,6 +402,8 @@ int main(int argc, char **argv)
         rc = ipc_export(argv[0], (size_t)atol(argv[2]));
     } else if (!strcmp(mode, "ipc-open") && argc == 4) {
         rc = ipc_open(argv[2], (size_t)atol(argv[3]));
+    } else if (!strcmp(mode, "vmm-import")) {
+        rc = vmm_import((size_t)atol(argv[2]));
     } else if (!strcmp(mode, "hostfn")) {
         rc = host_functions(atoi(argv[2]));
     } else if (argc == 5 && (!strcmp(mode, "race") || !strcmp(mode, "serial"))) {
