@@ -28,10 +28,10 @@ int main(void)
     int fd = -1;
     VT_CHECK_EQ("reserve", cuMemAddressReserve(&va, 4 * MiB, 0, 0, 0), CUDA_SUCCESS);
     VT_CHECK_EQ("create", cuMemCreate(&made, 4 * MiB, &prop, 0), CUDA_SUCCESS);
-    VT_CHECK_EQ("export",
-                cuMemExportToShareableHandle(&fd, made, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR,
-                                             0),
-                CUDA_SUCCESS);
+    VT_CHECK_EQ(
+        "export",
+        cuMemExportToShareableHandle(&fd, made, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0),
+        CUDA_SUCCESS);
     VT_CHECK_EQ("import",
                 cuMemImportFromShareableHandle(&imported, (void *)(intptr_t)fd,
                                                CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR),
@@ -42,8 +42,8 @@ int main(void)
                 CUDA_ERROR_INVALID_VALUE);
     VT_CHECK_EQ("map the imported, first half", cuMemMap(va, 2 * MiB, 0, imported, 0),
                 CUDA_SUCCESS);
-    VT_CHECK_EQ("map the imported, second half", cuMemMap(va + 2 * MiB, 2 * MiB, 2 * MiB, imported, 0),
-                CUDA_SUCCESS);
+    VT_CHECK_EQ("map the imported, second half",
+                cuMemMap(va + 2 * MiB, 2 * MiB, 2 * MiB, imported, 0), CUDA_SUCCESS);
     VT_CHECK_EQ("unmap both", cuMemUnmap(va, 4 * MiB), CUDA_SUCCESS);
     VT_CHECK_EQ("release the imported", cuMemRelease(imported), CUDA_SUCCESS);
     VT_CHECK_EQ("release the made", cuMemRelease(made), CUDA_SUCCESS);
