@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
-"""src_cycles.py NM OBJECT...: the call graph between the capture library's source files, from
-each object's defined and undefined symbols (nm), must have no cycle: file A depends on file B
+"""src_cycles.py NM OBJECT...: the call graph between source files (the capture library's; the
+analyzer's with the shared vocabulary), from each object's defined and undefined symbols (nm),
+must have no cycle: file A depends on file B
 when A refers to an internal symbol (vt_*) B defines. The library's public names are not
 dependencies between its files: the CUDA and NVTX entry points, dlsym and the vramtrace_*
 annotations are called by the program, and the door table (resolve.c) only hands their
