@@ -59,7 +59,6 @@
         vt_in_hook = VT_HOOK_CALLING;                                                              \
         vt_record_end();                                                                           \
         __typeof__(call) vt_rc_ = (call);                                                          \
-        vt_record_begin();                                                                         \
         vt_in_hook = VT_HOOK_RECORDING;                                                            \
         vt_rc_;                                                                                    \
     })
@@ -287,7 +286,6 @@ static inline void pool_alloc_end(int rc, uint64_t key, uint64_t size_bytes, uin
  * track.c). */
 static inline void free_begin(unsigned series_mask, uint64_t key, vt_api_t api, vt_free_t *f)
 {
-    vt_record_begin();
     vt_track_free_begin_at(series_mask, key, api, f);
 }
 
@@ -295,7 +293,6 @@ static inline void free_begin(unsigned series_mask, uint64_t key, vt_api_t api, 
  * cudaFreeArray: nothing is recorded for it but an error. */
 static inline void rt_free_begin(unsigned series_mask, const void *p, vt_api_t api, vt_free_t *f)
 {
-    vt_record_begin();
     f->found = false;
     if (p)
         vt_track_free_begin_at(series_mask, (uint64_t)p, api, f);
@@ -306,7 +303,6 @@ static inline void rt_free_end(vt_free_t *f, const void *p, bool ok, vt_api_t ap
     if (p) {
         vt_track_free_end(f, ok, api);
     } else if (!ok) {
-        vt_record_begin();
         vt_track_failed(api);
     }
 }
@@ -666,7 +662,6 @@ VT_EXPORT CUresult cuMemRelease(CUmemGenericAllocationHandle handle)
 {
     VT_ENTER(cuMemRelease, CU_NOT_FOUND, (handle));
     vt_free_t f;
-    vt_record_begin();
     vt_track_vmm_release_begin(handle, &f);
     VT_CALL_SAVING_ERRNO(rc, real(handle));
     vt_track_vmm_release_end(&f, rc == CUDA_SUCCESS, api);

@@ -116,16 +116,12 @@ static inline void vt_note_nested(void)
  * mapped chunk, the calling thread's context from the driver) reaches none, and disabling
  * eagerly at every shim cost two of glibc's atomic read-modify-writes per call (~150 of the
  * ~1 660 instructions a pair added at depth 0, and more in time: docs/benchmarks.md). So
- * vt_record_begin marks the start of the recording part and costs nothing; vt_cancel_hold,
- * called before each possible cancellation point, disables once; vt_record_end gives the
- * program's state back. The state is kept in vt_cancel_saved (0: not changed; else the state +
+ * nothing is done where the recording part starts; vt_cancel_hold, called before each possible
+ * cancellation point, disables once; vt_record_end gives the program's state back. The state is kept in vt_cancel_saved (0: not changed; else the state +
  * 1). Only a shim or guarded handler's recording part (vt_in_hook == VT_HOOK_RECORDING, ended
  * by vt_record_end) holds it, so handlers nested in a signal never see it half-way; init and
  * the lookups disable cancellation around their own work. */
 extern __thread int vt_cancel_saved __attribute__((tls_model("initial-exec")));
-static inline void vt_record_begin(void)
-{
-}
 static inline void vt_cancel_hold(void)
 {
     if (vt_in_hook == VT_HOOK_RECORDING && !vt_cancel_saved) {
@@ -155,7 +151,6 @@ static inline bool vt_guard_enter(void)
         return false;
     }
     vt_in_hook = VT_HOOK_RECORDING;
-    vt_record_begin();
     return true;
 }
 static inline void vt_guard_leave(void)
