@@ -32,8 +32,8 @@
  * here (bench/loads.sh, docs/benchmarks.md). vt_unwind_init opens it, at the process's first
  * call-site (vt_callsites_setup); tests that capture without init open it at their first
  * capture. Its functions are called through this table, by their names in libunwind.h: the
- * macros below send the calls in this file there. Where it cannot be opened, captures the rule
- * cache cannot answer have no frames. */
+ * macros below send the calls in this file there. Where it cannot be opened (one warning, since
+ * every call-site is then unknown), captures the rule cache cannot answer have no frames. */
 #define VT_STR_(x) #x
 #define VT_STR(x)  VT_STR_(x)
 static struct {
@@ -54,7 +54,9 @@ static void unw_open(void)
 {
     void *h = dlopen(VT_LIBUNWIND_SONAME, RTLD_NOW | RTLD_LOCAL);
     if (!h) {
-        vt_log(1, "cannot open %s: call-sites without frames", VT_LIBUNWIND_SONAME);
+        const char *why = dlerror();
+        vt_warn("cannot open %s (%s): call-sites have no native frames", VT_LIBUNWIND_SONAME,
+                why ? why : "not found");
         return;
     }
 #if defined(__x86_64__)
@@ -72,7 +74,8 @@ static void unw_open(void)
     unw_opened = unw_opened && unw_fns.getcontext;
 #endif
     if (!unw_opened)
-        vt_log(1, "%s lacks a function we call: call-sites without frames", VT_LIBUNWIND_SONAME);
+        vt_warn("%s lacks a function we call: call-sites have no native frames",
+                VT_LIBUNWIND_SONAME);
 }
 
 /* Whether libunwind's functions can be called, opening it the first time. */

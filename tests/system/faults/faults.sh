@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# faults.sh CASE VRAMTRACE LIB SIMDIR PROGRAM AFTER_LIB [DLMOVE]: t_faults CASE (case dlmove:
+# faults.sh CASE VRAMTRACE LIB SIMDIR PROGRAM AFTER_LIB DLMOVE NOTUNWIND_LIB: t_faults CASE (case dlmove:
 # the program DLMOVE, t_dlmove) untraced and traced on the
 # simulated device (AFTER_LIB preloaded after vramtrace in the after-exit case). The output and the exit status must be the same (vramtrace never changes the program);
 # then the trace must hold what the case says.
@@ -12,12 +12,28 @@ args=$case_ plain_preload="" traced_preload=$lib
 [ "$case_" = dlmove ] && args=""
 [ "$case_" = segv ] && args="segv 20000"
 [ "$case_" = after-exit ] && plain_preload=$after traced_preload="$lib $after"
+# nounwind-*: libunwind cannot be used. The library opens it by its soname when the first
+# call-site is taken, so a directory searched first holds a stand-in: an empty file (the open
+# fails) or a library without libunwind's functions (libnotunwind.so). The program's pairs are
+# the dlclose case's.
+libpath=$sim
+case $case_ in
+nounwind-*)
+    if ldd "$lib" | grep -q libunwind; then
+        echo "SKIP: this build links libunwind at load (sanitizer builds): nothing to stand in for"
+        exit 77
+    fi
+    mkdir stand-in
+    if [ "$case_" = nounwind-missing ]; then : >stand-in/libunwind.so.8; else cp "$8" stand-in/libunwind.so.8; fi
+    libpath=$sim:$tmp/stand-in args=dlclose
+    ;;
+esac
 # shellcheck disable=SC2086 # args are words
-env -i PATH="$PATH" LD_LIBRARY_PATH="$sim" VTSIM_DEVICE_MEMORY=4G LD_PRELOAD="$plain_preload" \
+env -i PATH="$PATH" LD_LIBRARY_PATH="$libpath" VTSIM_DEVICE_MEMORY=4G LD_PRELOAD="$plain_preload" \
     "$prog" $args >plain 2>plain.err
 plain_status=$?
 # shellcheck disable=SC2086
-env -i PATH="$PATH" LD_LIBRARY_PATH="$sim" VTSIM_DEVICE_MEMORY=4G LD_PRELOAD="$traced_preload" \
+env -i PATH="$PATH" LD_LIBRARY_PATH="$libpath" VTSIM_DEVICE_MEMORY=4G LD_PRELOAD="$traced_preload" \
     VRAMTRACE_OUTPUT="$tmp/t.vtr" VRAMTRACE_QUIET=1 "$prog" $args >traced 2>traced.err
 traced_status=$?
 check "exit status $traced_status traced, $plain_status untraced" [ "$traced_status" = "$plain_status" ]
@@ -67,6 +83,26 @@ dlclose)
     check "the trace reads ($(cat report.err))" [ $? -eq 0 ]
     check "both pairs recorded across the dlclose: $(field allocs) allocs" [ "$(field allocs)" = 2 ]
     check "both freed" [ "$(field frees)" = 2 ]
+    ;;
+nounwind-missing | nounwind-lacking)
+    check "exit 0" [ "$plain_status" = 0 ]
+    if [ "$case_" = nounwind-missing ]; then
+        want="vramtrace: cannot open libunwind.so.8 (*): call-sites have no native frames"
+    else
+        want="vramtrace: libunwind.so.8 lacks a function we call: call-sites have no native frames"
+    fi
+    # shellcheck disable=SC2254 # want is a pattern
+    count=0
+    while IFS= read -r line; do case $line in $want) count=$((count + 1)) ;; esac; done <traced.err
+    check "one warning, even with VRAMTRACE_QUIET: $(cat traced.err)" [ "$count" = 1 ]
+    check "nothing else on stderr: $(cat traced.err)" [ "$(wc -l <traced.err)" = 1 ]
+    json
+    check "the trace reads ($(cat report.err))" [ $? -eq 0 ]
+    check "both pairs recorded: $(field allocs) allocs" [ "$(field allocs)" = 2 ]
+    check "both freed" [ "$(field frees)" = 2 ]
+    "$vt" report t.vtr >report.txt 2>&1
+    check "the peak's call-site is unknown: $(grep -A1 'top call-sites' report.txt)" \
+        grep -q '(no call-site recorded)' report.txt
     ;;
 deepbind)
     check "exit 0" [ "$plain_status" = 0 ]
