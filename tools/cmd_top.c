@@ -51,7 +51,7 @@ static const vt_option_t options[] = {
     {OPT_COUNT, 'n', "--count", "N", 0,
      "N snapshots (refreshes), then exit (default: 1 with --batch, until q without)"},
     {OPT_INTERVAL, 'i', "--interval", "SECONDS", 0,
-     "the time between snapshots: a number of seconds, fractions allowed (default 1)"},
+     "the time between snapshots: seconds (fractions allowed), or with a unit as 500ms (default 1)"},
     {OPT_TOP, 0, "--top", "N", 0, "list the N largest live call-sites per device (default 5)"},
     {OPT_ALL_FRAMES, 0, "--all-frames", NULL, 0, VT_FRAMES_ALL_HELP},
     {0},
@@ -470,12 +470,11 @@ int cmd_top(int argc, char **argv)
     const char *target = NULL;
     bool batch = false, all_frames = false;
     size_t count = 0, top = DEFAULT_TOP;
-    double interval_s = 1.0;
+    uint64_t interval_ns = 1000000000;
     vt_args_t args;
     vt_args_init(&args, &spec, argc, argv);
     for (int opt; (opt = vt_args_next(&args)) != VT_ARG_DONE;) {
         const char *v = args.value;
-        char *end;
         if (opt == VT_ARG_ERROR) {
             return EXIT_USAGE;
         } else if (opt == VT_ARG_HELP) {
@@ -493,10 +492,9 @@ int cmd_top(int argc, char **argv)
                 return vt_args_usage_error(&spec);
             }
         } else if (opt == OPT_INTERVAL) {
-            errno = 0;
-            interval_s = strtod(v, &end);
-            if (errno || end == v || *end || !(interval_s >= 0.01 && interval_s <= 86400)) {
-                error("--interval takes seconds from 0.01 to 86400, not '%s'", v);
+            if (vt_parse_duration(v, &interval_ns) != 0 || interval_ns < 10000000 ||
+                interval_ns > 86400000000000) {
+                error("--interval takes a time from 10ms to 86400s (0.5 or 500ms), not '%s'", v);
                 return vt_args_usage_error(&spec);
             }
         } else if (target) {
@@ -561,7 +559,7 @@ int cmd_top(int argc, char **argv)
         signal(SIGPIPE, SIG_DFL);
     for (size_t i = 0; !count || i < count; i++) {
         if (batch && i)
-            sleep_ms((long)(interval_s * 1000));
+            sleep_ms((long)(interval_ns / 1000000));
         top_read(&t);
         if (batch) {
             if (i)
@@ -582,7 +580,7 @@ int cmd_top(int argc, char **argv)
         }
         free(text);
         resized = 0;
-        if (wait_key((long)(interval_s * 1000)))
+        if (wait_key((long)(interval_ns / 1000000)))
             break;
     }
     if (!batch)

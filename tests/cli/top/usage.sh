@@ -8,6 +8,10 @@ vramtrace top --interval 0 a.vtr
 echo "exit $?"
 vramtrace top --interval x a.vtr
 echo "exit $?"
+vramtrace top --interval 5ms a.vtr
+echo "exit $?"
+vramtrace top --interval inf a.vtr
+echo "exit $?"
 vramtrace top -n 0 a.vtr
 echo "exit $?"
 vramtrace top --batch missing.vtr

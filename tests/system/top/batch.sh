@@ -43,7 +43,7 @@ check "top DIR finds the trace" grep -q '^vramtrace top: ./job.vtr' dir.out
 
 wait "$job"
 check "the job exits 0" test $? -eq 0
-"$vt" top --batch -n 5 --interval 0.1 job.vtr >end.out 2>end.err
+"$vt" top --batch -n 5 --interval 100ms job.vtr >end.out 2>end.err
 check "after the end: exits 0" test $? -eq 0
 check "after the end: one snapshot" test "$(grep -c '^vramtrace top:' end.out)" -eq 1
 check "after the end: says it ended" grep -q '^ended: the process exited' end.out
