@@ -630,7 +630,7 @@ int cmd_report(int argc, char **argv)
             goto usage;
         }
         vt_report_opts_release(&opts);
-        return vt_report_ranks(paths, n_paths, json, opts.top);
+        return vt_report_ranks(paths, n_paths, json, opts.top, opts.all_frames);
     }
     int rc = vt_report_opts_load(&opts);
     vt_report_opts_release(&opts);

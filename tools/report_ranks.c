@@ -55,6 +55,10 @@ typedef struct merged_site_s {
      * each packed as PART_HEAD then function, file and module, each ending in NUL. */
     const char *parts;
     size_t parts_len;
+    /* The frames the text view shows (without --all-frames, those of the interpreter, libc, the
+     * loader and vramtrace left out, as a single trace's report leaves them), in the same
+     * allocation after the parts; frames itself when they are all shown. */
+    const char *shown;
     uint64_t hash, bytes, n_allocs, max_bytes, rank_bytes;
     size_t n_ranks, last_row, max_row; /* rows[] indices in reading order */
     uint8_t category, used;
@@ -127,9 +131,10 @@ static int buf_put(text_buf_t *b, const char *s)
     return buf_bytes(b, s, strlen(s)) || buf_bytes(b, "\n", 1) ? -1 : 0;
 }
 
-/* A call-site's frames as the merged table keeps them: the text (its key) and the parts. */
+/* A call-site's frames as the merged table keeps them: the text (its key), the parts, and the
+ * text of the frames shown (empty: all are). */
 typedef struct site_key_s {
-    text_buf_t text, parts;
+    text_buf_t text, parts, shown;
 } site_key_t;
 
 static int key_frame(void *ctx, const vt_frame_t *f)
@@ -145,6 +150,11 @@ static int key_frame(void *ctx, const vt_frame_t *f)
         buf_bytes(&k->parts, f->module, strlen(f->module) + 1) != 0)
         return -1;
     return 0;
+}
+
+static int key_shown_frame(void *ctx, const vt_frame_t *f)
+{
+    return buf_put(&((site_key_t *)ctx)->shown, f->text);
 }
 
 /* The packed frame at p into f (its strings point into p); returns the next one. */
@@ -206,14 +216,20 @@ static int site_add(site_table_t *t, const rank_row_t *rows, size_t row, const s
     uint64_t hash = site_hash(frames, category);
     merged_site_t *e = site_slot(t->slots, t->cap, hash, frames, category);
     if (!e->used) {
-        size_t text_len = strlen(frames);
-        if (!(e->frames = malloc(text_len + 1 + key->parts.len)))
+        size_t text_len = strlen(frames), shown_len = key->shown.len;
+        if (!(e->frames = malloc(text_len + 1 + key->parts.len + shown_len + 1)))
             return -1;
         memcpy(e->frames, frames, text_len + 1);
         if (key->parts.len)
             memcpy(e->frames + text_len + 1, key->parts.p, key->parts.len);
         e->parts = e->frames + text_len + 1;
         e->parts_len = key->parts.len;
+        e->shown = e->frames;
+        if (shown_len) {
+            char *shown = e->frames + text_len + 1 + key->parts.len;
+            memcpy(shown, key->shown.p, shown_len + 1);
+            e->shown = shown;
+        }
         e->used = 1;
         e->hash = hash;
         e->category = category;
@@ -261,18 +277,23 @@ static int site_order(const void *pa, const void *pb)
 
 /* Adds the call-sites live at the peak of rows[row] (the trace r, read to its end: its whole
  * modules and stacks, since a library may be recorded after the peak) to t, symbolized by sym
- * (moved to r here). sites (n_sites of them) are taken over. Returns 0, or -1 when out of memory
- * (after a message). */
+ * (moved to r here; sym->all_frames: the text view shows every frame). sites (n_sites of them)
+ * are taken over. Returns 0, or -1 when out of memory (after a message). */
 static int merge_peak_sites(site_table_t *t, vt_symbolizer_t *sym, rank_row_t *rows, size_t row,
                             const vt_reader_t *r, vt_site_t *sites, size_t n_sites)
 {
     int have_sym = vt_symbolizer_set_trace(sym, r) == 0, rc = 0;
     /* Every frame, matched across processes (ASLR moves the addresses, not the offsets). */
     vt_frames_opts_t frames = {.sym = have_sym ? sym : NULL, .across_processes = true};
-    site_key_t key = {{NULL, 0, 0}, {NULL, 0, 0}};
+    vt_frames_opts_t shown = frames;
+    shown.shown = true;
+    bool all_shown = !have_sym || sym->all_frames;
+    site_key_t key = {{NULL, 0, 0}, {NULL, 0, 0}, {NULL, 0, 0}};
     for (size_t i = 0; rc == 0 && i < n_sites; i++) {
-        key.text.len = key.parts.len = 0;
-        if (vt_frames_walk_parts(&frames, r, sites[i].stack_id, key_frame, &key) < 0)
+        key.text.len = key.parts.len = key.shown.len = 0;
+        if (vt_frames_walk_parts(&frames, r, sites[i].stack_id, key_frame, &key) < 0 ||
+            (!all_shown &&
+             vt_frames_walk_parts(&shown, r, sites[i].stack_id, key_shown_frame, &key) < 0))
             rc = -1;
         if (rc == 0)
             rc = site_add(t, rows, row, &key, sites[i].category, sites[i].bytes, sites[i].n_allocs);
@@ -280,6 +301,7 @@ static int merge_peak_sites(site_table_t *t, vt_symbolizer_t *sym, rank_row_t *r
     rows[row].has_sites = rc == 0;
     free(key.text.p);
     free(key.parts.p);
+    free(key.shown.p);
     free(sites);
     if (rc)
         error("out of memory merging the call-sites of '%s'", rows[row].path);
@@ -484,10 +506,11 @@ static int merge_job(rank_job_t *job, vt_symbolizer_t *sym, int have_sym, rank_r
 }
 
 /* Reads paths[0..n_paths) on every CPU into rows (reading order; n_rows set) and their peaks'
- * call-sites into t, each distinct module symbolized once. Returns 0, or -1 when a trace could
- * not be read or memory ran out (the others are still read; messages said). */
+ * call-sites into t, each distinct module symbolized once (all_frames: the text shows every
+ * frame). Returns 0, or -1 when a trace could not be read or memory ran out (the others are
+ * still read; messages said). */
 static int read_rows(const char *const *paths, size_t n_paths, rank_row_t *rows, size_t *n_rows,
-                     site_table_t *t)
+                     site_table_t *t, bool all_frames)
 {
     size_t n_workers = n_cpus() - 1;
     if (n_workers > n_paths - 1)
@@ -518,6 +541,8 @@ static int read_rows(const char *const *paths, size_t n_paths, rank_row_t *rows,
 
     vt_symbolizer_t sym;
     int have_sym = vt_symbolizer_init(&sym, NULL, 0, NULL) == 0, rc = 0;
+    if (have_sym)
+        sym.all_frames = all_frames;
     *n_rows = 0;
     pthread_mutex_lock(&pool.lock);
     for (size_t k = 0; k < n_paths; k++) {
@@ -690,10 +715,10 @@ static void print_rows(const job_t *job)
                    e->n_allocs, e->n_allocs == 1 ? "" : "s", e->n_ranks, job->n_site_ranks,
                    job->n_site_ranks == 1 ? "" : "s", vt_fmt_binary(e->max_bytes, b2, sizeof(b2)),
                    who(&rows[e->max_row]));
-            if (!e->frames[0])
+            if (!e->shown[0])
                 printf("      (no call-site recorded)\n");
             int depth = 0;
-            for (const char *f = e->frames; *f; depth++) {
+            for (const char *f = e->shown; *f; depth++) {
                 const char *nl = strchr(f, '\n');
                 if (depth == TEXT_MAX_FRAMES) {
                     printf("      ...\n");
@@ -851,7 +876,7 @@ static void print_json(const job_t *job)
     vt_json_finish(&j);
 }
 
-int vt_report_ranks(const char *const *args, size_t n_args, int json, size_t top)
+int vt_report_ranks(const char *const *args, size_t n_args, int json, size_t top, bool all_frames)
 {
     char **names = NULL; /* the paths of a directory's traces, owned */
     const char *const *paths = args;
@@ -907,7 +932,7 @@ int vt_report_ranks(const char *const *args, size_t n_args, int json, size_t top
         goto out;
     }
     size_t n_rows = 0;
-    if (read_rows(paths, n_paths, rows, &n_rows, &sites) != 0)
+    if (read_rows(paths, n_paths, rows, &n_rows, &sites, all_frames) != 0)
         rc = -1;
     if (n_rows) {
         qsort(rows, n_rows, sizeof(*rows), row_order);
