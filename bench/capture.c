@@ -13,31 +13,15 @@
  * Usage: capture [PAIRS] [CHAIN] [SIZE_BYTES] [async]. Output: "capture <ns per pair> <pairs>
  * <chain>". */
 #include "vt_cuda.h"
+#include "bench.h"
 
-#include <dlfcn.h>
 #include <stdbool.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 static __typeof__(&cudaMalloc) rt_malloc;
 static __typeof__(&cudaFree) rt_free;
 static __typeof__(&cudaMallocAsync) rt_malloc_async; /* NULL: cudaMalloc pairs */
 static __typeof__(&cudaFreeAsync) rt_free_async;
-
-static uint64_t now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-static void die(const char *what)
-{
-    fprintf(stderr, "capture: %s\n", what);
-    exit(1);
-}
 
 /* The timed loop: warm-up pairs (a tenth), then `pairs` timed ones. */
 __attribute__((noinline)) static double loop(long pairs, size_t size)
@@ -46,19 +30,19 @@ __attribute__((noinline)) static double loop(long pairs, size_t size)
     uint64_t t0 = 0;
     for (long i = -warm; i < pairs; i++) {
         if (i == 0)
-            t0 = now_ns();
+            t0 = bench_now_ns();
         void *p;
         if ((rt_malloc_async ? rt_malloc_async(&p, size, 0) : rt_malloc(&p, size)) != cudaSuccess)
-            die("cudaMalloc failed");
+            bench_die("cudaMalloc failed");
         char *host = malloc(64);
         if (!host)
-            die("malloc failed");
+            bench_die("malloc failed");
         __asm__ volatile("" : : "r"(host) : "memory"); /* keep the malloc */
         free(host);
         if ((rt_free_async ? rt_free_async(p, 0) : rt_free(p)) != cudaSuccess)
-            die("cudaFree failed");
+            bench_die("cudaFree failed");
     }
-    return (double)(now_ns() - t0) / (double)pairs;
+    return (double)(bench_now_ns() - t0) / (double)pairs;
 }
 
 /* depth more frames of this function above the loop; the volatile store after the call keeps
@@ -78,18 +62,12 @@ int main(int argc, char **argv)
     size_t size = argc > 3 ? (size_t)atol(argv[3]) : 4096;
     bool async = argc > 4 && !strcmp(argv[4], "async");
     if (pairs <= 0 || depth < 0 || size == 0 || (argc > 4 && !async))
-        die("usage: capture [PAIRS] [CHAIN] [SIZE_BYTES] [async]");
-    if (!dlopen("libcudart.so.13", RTLD_NOW | RTLD_GLOBAL))
-        die("cannot dlopen libcudart.so.13 (set LD_LIBRARY_PATH)");
-    rt_malloc = (__typeof__(rt_malloc))dlsym(RTLD_DEFAULT, "cudaMalloc");
-    rt_free = (__typeof__(rt_free))dlsym(RTLD_DEFAULT, "cudaFree");
-    if (!rt_malloc || !rt_free)
-        die("no cudaMalloc/cudaFree");
+        bench_die("usage: capture [PAIRS] [CHAIN] [SIZE_BYTES] [async]");
+    rt_malloc = (__typeof__(rt_malloc))bench_cudart_fn("cudaMalloc");
+    rt_free = (__typeof__(rt_free))bench_cudart_fn("cudaFree");
     if (async) {
-        rt_malloc_async = (__typeof__(rt_malloc_async))dlsym(RTLD_DEFAULT, "cudaMallocAsync");
-        rt_free_async = (__typeof__(rt_free_async))dlsym(RTLD_DEFAULT, "cudaFreeAsync");
-        if (!rt_malloc_async || !rt_free_async)
-            die("no cudaMallocAsync/cudaFreeAsync");
+        rt_malloc_async = (__typeof__(rt_malloc_async))bench_cudart_fn("cudaMallocAsync");
+        rt_free_async = (__typeof__(rt_free_async))bench_cudart_fn("cudaFreeAsync");
     }
     printf("capture %.1f %ld %d\n", chain(depth, pairs, size), pairs, depth);
     return 0;

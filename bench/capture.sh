@@ -133,7 +133,7 @@ while [ "$i" -lt "$runs" ]; do
     i=$((i + 1))
 done
 
-echo "# $(nproc) CPUs ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')), load $(cut -d' ' -f1-3 /proc/loadavg), $(date -u '+%Y-%m-%d %H:%M UTC'), medians of $runs interleaved runs (min–max in the last column)"
+echo "# $(nproc) CPUs ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')), load $(cut -d' ' -f1-3 /proc/loadavg), commit $(git -C "$here" rev-parse --short HEAD 2>/dev/null || echo unknown), medians of $runs interleaved runs (min–max in the last column)"
 echo "| benchmark | case | untraced | traced | added | unit | vs heaptrack / notes |"
 echo "|---|---|---:|---:|---:|---|---|"
 base=$(median c_base)

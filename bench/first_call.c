@@ -12,13 +12,11 @@
  * threads that exit> <of the second pair> <median CPU ns of the first pair, threads that
  * stay> <of the second pair>". */
 #include "vt_cuda.h"
+#include "bench.h"
 
-#include <dlfcn.h>
-#include <stdbool.h>
 #include <pthread.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <time.h>
+#include <stdbool.h>
+#include <stddef.h>
 
 #define MAX_THREADS 1000
 #define WARM_ALLOCS 8192
@@ -36,35 +34,22 @@ static pthread_cond_t gate_cond = PTHREAD_COND_INITIALIZER;
 static int n_measured;
 static bool leave, stay;
 
-static uint64_t clock_ns(clockid_t id)
-{
-    struct timespec ts;
-    clock_gettime(id, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-static void die(const char *what)
-{
-    fprintf(stderr, "first_call: %s\n", what);
-    exit(1);
-}
-
 /* The pair, from one call-site for both timings. */
 __attribute__((noinline)) static void pair(void)
 {
     void *p;
     if (rt_malloc(&p, 4096) != cudaSuccess || rt_free(p) != cudaSuccess)
-        die("cudaMalloc/cudaFree failed");
+        bench_die("cudaMalloc/cudaFree failed");
 }
 
 static void *worker(void *arg)
 {
     result_t *r = arg;
-    uint64_t c0 = clock_ns(CLOCK_THREAD_CPUTIME_ID);
+    uint64_t c0 = bench_clock_ns(CLOCK_THREAD_CPUTIME_ID);
     pair();
-    uint64_t c1 = clock_ns(CLOCK_THREAD_CPUTIME_ID);
+    uint64_t c1 = bench_clock_ns(CLOCK_THREAD_CPUTIME_ID);
     pair();
-    uint64_t c2 = clock_ns(CLOCK_THREAD_CPUTIME_ID);
+    uint64_t c2 = bench_clock_ns(CLOCK_THREAD_CPUTIME_ID);
     r->first_cpu_ns = (double)(c1 - c0);
     r->second_cpu_ns = (double)(c2 - c1);
     pthread_mutex_lock(&gate_lock);
@@ -76,32 +61,21 @@ static void *worker(void *arg)
     return NULL;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 static double median_of(result_t *res, int n, size_t field)
 {
     static double v[MAX_THREADS];
     for (int i = 0; i < n; i++)
         v[i] = *(const double *)((const char *)&res[i] + field);
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+    return bench_median(v, n);
 }
 
 int main(int argc, char **argv)
 {
     int n = argc > 1 ? atoi(argv[1]) : 50;
     if (n < 1 || n > MAX_THREADS)
-        die("usage: first_call [THREADS (1-1000)]");
-    if (!dlopen("libcudart.so.13", RTLD_NOW | RTLD_GLOBAL))
-        die("cannot dlopen libcudart.so.13 (set LD_LIBRARY_PATH)");
-    rt_malloc = (__typeof__(rt_malloc))dlsym(RTLD_DEFAULT, "cudaMalloc");
-    rt_free = (__typeof__(rt_free))dlsym(RTLD_DEFAULT, "cudaFree");
-    if (!rt_malloc || !rt_free)
-        die("no cudaMalloc/cudaFree");
+        bench_die("usage: first_call [THREADS (1-1000)]");
+    rt_malloc = (__typeof__(rt_malloc))bench_cudart_fn("cudaMalloc");
+    rt_free = (__typeof__(rt_free))bench_cudart_fn("cudaFree");
     pair(); /* the process's first: context, trace file, the call-site's rules */
     /* Distinct addresses touch new pages of the trace writer's address index until it has seen
      * a few thousand (the simulated device never reuses one): that is a cost per new address,
@@ -109,7 +83,7 @@ int main(int argc, char **argv)
     static void *warm[WARM_ALLOCS];
     for (int i = 0; i < WARM_ALLOCS; i++)
         if (rt_malloc(&warm[i], 4096) != cudaSuccess)
-            die("cudaMalloc failed");
+            bench_die("cudaMalloc failed");
     for (int i = 0; i < WARM_ALLOCS; i++)
         rt_free(warm[i]);
     static result_t res[2][MAX_THREADS];
@@ -121,7 +95,7 @@ int main(int argc, char **argv)
         n_measured = 0;
         for (int i = 0; i < n; i++) {
             if (pthread_create(&tids[i], NULL, worker, &res[round][i]) != 0)
-                die("pthread_create failed");
+                bench_die("pthread_create failed");
             if (!stay)
                 pthread_join(tids[i], NULL);
             pthread_mutex_lock(&gate_lock);

@@ -4,17 +4,7 @@
  * dlcloses them again, so every round loads them afresh (and, after the unloads, the door
  * passes over every loaded object again: the worst case). Prints the mean ns per dlopen +
  * dlclose pair; bench/loads.sh runs it with and without the library. */
-#include <dlfcn.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <time.h>
-
-static double now_ns(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec * 1e9 + (double)t.tv_nsec;
-}
+#include "bench.h"
 
 int main(int argc, char **argv)
 {
@@ -28,7 +18,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "loads: bad ROUNDS '%s'\n", argv[1]);
         return 2;
     }
-    double start = now_ns();
+    uint64_t start_ns = bench_now_ns();
     for (int r = 0; r < rounds; r++) {
         for (int i = 0; i < n_libs; i++) {
             handles[i] = dlopen(argv[i + 2], RTLD_NOW | RTLD_LOCAL);
@@ -40,7 +30,7 @@ int main(int argc, char **argv)
         for (int i = n_libs - 1; i >= 0; i--)
             dlclose(handles[i]);
     }
-    printf("ns_per_load %.0f\n", (now_ns() - start) / ((double)rounds * n_libs));
+    printf("ns_per_load %.0f\n", (double)(bench_now_ns() - start_ns) / ((double)rounds * n_libs));
     free(handles);
     return 0;
 }

@@ -14,25 +14,9 @@
  * real program: with none, every pair takes vramtrace's live table (and the simulator's) from
  * empty to one entry and back, which costs the table's creation and destruction each time. */
 #include "vt_cuda.h"
+#include "bench.h"
 
-#include <dlfcn.h>
 #include <link.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <time.h>
-
-static uint64_t now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-static void die(const char *what)
-{
-    fprintf(stderr, "overhead: %s\n", what);
-    exit(1);
-}
 
 /* The file a dlopen handle came from, for the "# ..." lines. */
 static const char *path_of(void *handle)
@@ -49,7 +33,7 @@ static void *driver_fn(const char *base)
     void *fn = NULL;
     CUdriverProcAddressQueryResult status;
     if (gpa(base, &fn, 13000, CU_GET_PROC_ADDRESS_DEFAULT, &status) != CUDA_SUCCESS || !fn)
-        die("cuGetProcAddress_v2 lookup failed");
+        bench_die("cuGetProcAddress_v2 lookup failed");
     return fn;
 }
 
@@ -57,10 +41,10 @@ static double bench_driver(long pairs, size_t size, long live)
 {
     void *h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
     if (!h)
-        die("cannot dlopen libcuda.so.1 (set LD_LIBRARY_PATH)");
+        bench_die("cannot dlopen libcuda.so.1 (set LD_LIBRARY_PATH)");
     gpa = (__typeof__(gpa))dlsym(h, "cuGetProcAddress_v2");
     if (!gpa)
-        die("no cuGetProcAddress_v2 in libcuda.so.1");
+        bench_die("no cuGetProcAddress_v2 in libcuda.so.1");
     printf("# driver: %s\n", path_of(h));
     __typeof__(&cuInit) init = driver_fn("cuInit");
     __typeof__(&cuDeviceGet) device_get = driver_fn("cuDeviceGet");
@@ -72,53 +56,46 @@ static double bench_driver(long pairs, size_t size, long live)
     CUcontext ctx;
     if (init(0) != CUDA_SUCCESS || device_get(&dev, 0) != CUDA_SUCCESS ||
         retain(&ctx, dev) != CUDA_SUCCESS || set_current(ctx) != CUDA_SUCCESS)
-        die("no device");
+        bench_die("no device");
     for (long i = 0; i < live; i++) {
         CUdeviceptr p;
         if (mem_alloc(&p, size) != CUDA_SUCCESS)
-            die("cuMemAlloc_v2 failed");
+            bench_die("cuMemAlloc_v2 failed");
     }
 
     long warm = pairs / 10 + 1;
     uint64_t t0 = 0;
     for (long i = -warm; i < pairs; i++) {
         if (i == 0)
-            t0 = now_ns();
+            t0 = bench_now_ns();
         CUdeviceptr p;
         if (mem_alloc(&p, size) != CUDA_SUCCESS || mem_free(p) != CUDA_SUCCESS)
-            die("cuMemAlloc_v2/cuMemFree_v2 failed");
+            bench_die("cuMemAlloc_v2/cuMemFree_v2 failed");
     }
-    return (double)(now_ns() - t0) / (double)pairs;
+    return (double)(bench_now_ns() - t0) / (double)pairs;
 }
 
 static double bench_runtime(long pairs, size_t size, long live)
 {
-    void *h = dlopen("libcudart.so.13", RTLD_NOW | RTLD_GLOBAL);
-    if (!h)
-        die("cannot dlopen libcudart.so.13 (set LD_LIBRARY_PATH)");
-    printf("# runtime: %s\n", path_of(h));
-    /* Through the global scope, like a PLT binding of a -lcudart program: a preloaded library's
-     * cudaMalloc comes first. */
-    __typeof__(&cudaMalloc) rt_malloc = (__typeof__(rt_malloc))dlsym(RTLD_DEFAULT, "cudaMalloc");
-    __typeof__(&cudaFree) rt_free = (__typeof__(rt_free))dlsym(RTLD_DEFAULT, "cudaFree");
-    if (!rt_malloc || !rt_free)
-        die("no cudaMalloc/cudaFree");
+    printf("# runtime: %s\n", path_of(bench_cudart()));
+    __typeof__(&cudaMalloc) rt_malloc = (__typeof__(rt_malloc))bench_cudart_fn("cudaMalloc");
+    __typeof__(&cudaFree) rt_free = (__typeof__(rt_free))bench_cudart_fn("cudaFree");
     for (long i = 0; i < live; i++) {
         void *p;
         if (rt_malloc(&p, size) != cudaSuccess)
-            die("cudaMalloc failed");
+            bench_die("cudaMalloc failed");
     }
 
     long warm = pairs / 10 + 1;
     uint64_t t0 = 0;
     for (long i = -warm; i < pairs; i++) {
         if (i == 0)
-            t0 = now_ns();
+            t0 = bench_now_ns();
         void *p;
         if (rt_malloc(&p, size) != cudaSuccess || rt_free(p) != cudaSuccess)
-            die("cudaMalloc/cudaFree failed");
+            bench_die("cudaMalloc/cudaFree failed");
     }
-    return (double)(now_ns() - t0) / (double)pairs;
+    return (double)(bench_now_ns() - t0) / (double)pairs;
 }
 
 int main(int argc, char **argv)
@@ -127,7 +104,7 @@ int main(int argc, char **argv)
     size_t size = argc > 2 ? (size_t)atol(argv[2]) : 4096;
     long live = argc > 3 ? atol(argv[3]) : 0;
     if (pairs <= 0 || size == 0 || live < 0)
-        die("usage: overhead [PAIRS] [SIZE_BYTES] [LIVE]");
+        bench_die("usage: overhead [PAIRS] [SIZE_BYTES] [LIVE]");
     double driver = bench_driver(pairs, size, live);
     double runtime = bench_runtime(pairs, size, live);
     printf("driver %.1f %ld\n", driver, pairs);

@@ -10,23 +10,14 @@
  *                   per pair)
  *   fetch_add       a sequentially consistent atomic add (the in-flight bytes: two per pair)
  * Usage: primitives [N] [RUNS]. Output: "primitive <name> <ns per operation>". */
+#include "bench.h"
+
 #include <pthread.h>
 #include <stdatomic.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <time.h>
 #if defined(__x86_64__) || defined(__i386__)
 #    include <x86intrin.h>
 #    define HAVE_RDTSC 1
 #endif
-
-static uint64_t now_ns(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
-}
 
 static volatile uint64_t sink;
 static atomic_int lock_word;
@@ -80,22 +71,15 @@ static void op_empty(long n)
         sink += (uint64_t)i;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 static double median_ns(void (*op)(long), long n, int runs)
 {
     double t[64];
     for (int r = 0; r < runs; r++) {
-        uint64_t t0 = now_ns();
+        uint64_t t0 = bench_now_ns();
         op(n);
-        t[r] = (double)(now_ns() - t0) / (double)n;
+        t[r] = (double)(bench_now_ns() - t0) / (double)n;
     }
-    qsort(t, (size_t)runs, sizeof t[0], cmp_double);
-    return t[runs / 2];
+    return bench_median(t, runs);
 }
 
 int main(int argc, char **argv)

@@ -9,12 +9,9 @@
  * Usage: threads [THREADS] [PAIRS]. Output: "threads <n> <median wall ns per pair per thread>
  * <median CPU ns per pair per thread> <elapsed ns per pair, all threads together>". */
 #include "vt_cuda.h"
+#include "bench.h"
 
-#include <dlfcn.h>
 #include <pthread.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <time.h>
 
 #define MAX_THREADS 64
 
@@ -27,46 +24,21 @@ typedef struct result_s {
     double wall_ns, cpu_ns;
 } result_t;
 
-static uint64_t clock_ns(clockid_t id)
-{
-    struct timespec ts;
-    clock_gettime(id, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-static void die(const char *what)
-{
-    fprintf(stderr, "threads: %s\n", what);
-    exit(1);
-}
-
 static void *worker(void *arg)
 {
     result_t *r = arg;
     void *p;
     for (long i = 0; i < n_pairs / 10 + 1; i++) /* warm-up: the tracer's per-thread state */
         if (rt_malloc(&p, 4096) != cudaSuccess || rt_free(p) != cudaSuccess)
-            die("cudaMalloc/cudaFree failed");
+            bench_die("cudaMalloc/cudaFree failed");
     pthread_barrier_wait(&start);
-    uint64_t w0 = clock_ns(CLOCK_MONOTONIC), c0 = clock_ns(CLOCK_THREAD_CPUTIME_ID);
+    uint64_t w0 = bench_clock_ns(CLOCK_MONOTONIC), c0 = bench_clock_ns(CLOCK_THREAD_CPUTIME_ID);
     for (long i = 0; i < n_pairs; i++)
         if (rt_malloc(&p, 4096) != cudaSuccess || rt_free(p) != cudaSuccess)
-            die("cudaMalloc/cudaFree failed");
-    r->cpu_ns = (double)(clock_ns(CLOCK_THREAD_CPUTIME_ID) - c0) / (double)n_pairs;
-    r->wall_ns = (double)(clock_ns(CLOCK_MONOTONIC) - w0) / (double)n_pairs;
+            bench_die("cudaMalloc/cudaFree failed");
+    r->cpu_ns = (double)(bench_clock_ns(CLOCK_THREAD_CPUTIME_ID) - c0) / (double)n_pairs;
+    r->wall_ns = (double)(bench_clock_ns(CLOCK_MONOTONIC) - w0) / (double)n_pairs;
     return NULL;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
 int main(int argc, char **argv)
@@ -74,34 +46,30 @@ int main(int argc, char **argv)
     int n = argc > 1 ? atoi(argv[1]) : 4;
     n_pairs = argc > 2 ? atol(argv[2]) : 50000;
     if (n < 1 || n > MAX_THREADS || n_pairs <= 0)
-        die("usage: threads [THREADS (1-64)] [PAIRS]");
-    if (!dlopen("libcudart.so.13", RTLD_NOW | RTLD_GLOBAL))
-        die("cannot dlopen libcudart.so.13 (set LD_LIBRARY_PATH)");
-    rt_malloc = (__typeof__(rt_malloc))dlsym(RTLD_DEFAULT, "cudaMalloc");
-    rt_free = (__typeof__(rt_free))dlsym(RTLD_DEFAULT, "cudaFree");
-    if (!rt_malloc || !rt_free)
-        die("no cudaMalloc/cudaFree");
+        bench_die("usage: threads [THREADS (1-64)] [PAIRS]");
+    rt_malloc = (__typeof__(rt_malloc))bench_cudart_fn("cudaMalloc");
+    rt_free = (__typeof__(rt_free))bench_cudart_fn("cudaFree");
     /* The context is created once, here, not by the first of the racing threads. */
     void *p;
     if (rt_malloc(&p, 4096) != cudaSuccess || rt_free(p) != cudaSuccess)
-        die("cudaMalloc/cudaFree failed");
+        bench_die("cudaMalloc/cudaFree failed");
 
     pthread_t tids[MAX_THREADS];
     result_t res[MAX_THREADS];
     pthread_barrier_init(&start, NULL, (unsigned)n + 1);
     for (int i = 0; i < n; i++)
         if (pthread_create(&tids[i], NULL, worker, &res[i]) != 0)
-            die("pthread_create failed");
+            bench_die("pthread_create failed");
     pthread_barrier_wait(&start);
-    uint64_t t0 = clock_ns(CLOCK_MONOTONIC);
+    uint64_t t0 = bench_clock_ns(CLOCK_MONOTONIC);
     for (int i = 0; i < n; i++)
         pthread_join(tids[i], NULL);
-    double all = (double)(clock_ns(CLOCK_MONOTONIC) - t0) / (double)(n_pairs * n);
+    double all = (double)(bench_clock_ns(CLOCK_MONOTONIC) - t0) / (double)(n_pairs * n);
     double wall[MAX_THREADS], cpu[MAX_THREADS];
     for (int i = 0; i < n; i++) {
         wall[i] = res[i].wall_ns;
         cpu[i] = res[i].cpu_ns;
     }
-    printf("threads %d %.1f %.1f %.1f\n", n, median(wall, n), median(cpu, n), all);
+    printf("threads %d %.1f %.1f %.1f\n", n, bench_median(wall, n), bench_median(cpu, n), all);
     return 0;
 }

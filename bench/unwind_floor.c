@@ -9,10 +9,8 @@
 #define UNW_LOCAL_ONLY
 #include <libunwind.h>
 
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <time.h>
+#include "bench.h"
+
 #include <uthash.h>
 
 typedef struct entry_s {
@@ -25,13 +23,6 @@ static entry_t *table;
 static entry_t pool[2];
 static int n_frames;
 
-static uint64_t now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 __attribute__((noinline)) static double loop(long pairs, int depth)
 {
     void *ips[256];
@@ -39,7 +30,7 @@ __attribute__((noinline)) static double loop(long pairs, int depth)
     uint64_t t0 = 0;
     for (long i = -warm; i < pairs; i++) {
         if (i == 0)
-            t0 = now_ns();
+            t0 = bench_now_ns();
         n_frames = depth ? unw_backtrace(ips, depth) : 0;
         entry_t *e = &pool[i & 1];
         e->key = 0x300000000000ULL + (uint64_t)i * 4096u;
@@ -50,7 +41,7 @@ __attribute__((noinline)) static double loop(long pairs, int depth)
         if (found)
             HASH_DELETE(hh, table, found);
     }
-    return (double)(now_ns() - t0) / (double)pairs;
+    return (double)(bench_now_ns() - t0) / (double)pairs;
 }
 
 __attribute__((noinline)) static double chain(int levels, long pairs, int depth)

@@ -9,20 +9,10 @@
  * Usage: vmm_unmap [LIVE] [MAPPINGS] [ROUNDS]. Output:
  * "vmm_unmap <live> <mappings> <ns per unmap, none live> <ns per unmap, LIVE live>". */
 #include "vt_internal.h"
-
-#include <stdio.h>
-#include <stdlib.h>
-#include <time.h>
+#include "bench.h"
 
 #define CHUNK_BYTES (2ULL << 20)
 #define SEGMENT_VA  0x7e0000000000ULL
-
-static double now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
-}
 
 /* ns per recorded unmap of a segment of n_mappings chunks, best of rounds. */
 static double time_unmap(long n_mappings, long rounds)
@@ -37,9 +27,9 @@ static double time_unmap(long n_mappings, long rounds)
             vt_track_vmm_release_begin(handle, &f);
             vt_track_vmm_release_end(&f, true, VT_API_cuMemRelease);
         }
-        double t0_ns = now_ns();
+        uint64_t t0_ns = bench_now_ns();
         vt_track_vmm_unmap(SEGMENT_VA, (uint64_t)n_mappings * CHUNK_BYTES, VT_API_cuMemUnmap);
-        double elapsed_ns = now_ns() - t0_ns;
+        double elapsed_ns = (double)(bench_now_ns() - t0_ns);
         if (r == 0 || elapsed_ns < best_ns)
             best_ns = elapsed_ns;
     }
