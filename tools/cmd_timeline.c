@@ -44,22 +44,33 @@ static const vt_args_spec_t spec = {
     .tables = {options},
 };
 
-/* A column's last value on one device and its text: an event changes one category of one device,
- * so most of a row is the text of that device's row before, copied instead of formatted again. */
-typedef struct col_text_s {
-    uint64_t value;
-    uint8_t len; /* 0: nothing yet */
-    char text[VT_ROW_U64_MAX + 3];
-} col_text_t;
+/* The categories' columns of one device's last row as text, ",c0,c1,...,c6\n": an event changes
+ * one category of one device, so a row is its time, the device, the total and this text with the
+ * changed column formatted again: the columns before it and after it are copied as two blocks.
+ * Two copies of the text, the row's new one written beside the old (not copied back from the
+ * output: a load of bytes just stored in pieces waits for the stores). */
+#define CATS_MAX (VT_CAT_COUNT * (VT_ROW_U64_MAX + 1) + 1)
+#define CATS_PAD 32 /* vt_row_copy16 and vt_row_u64 write past the text */
+
+typedef struct dev_row_s {
+    uint32_t device;
+    uint8_t head_len;
+    char head[16]; /* ",DEVICE," */
+    uint64_t cat[VT_CAT_COUNT];
+    uint16_t off[VT_CAT_COUNT + 1]; /* where each column's ',' is in the text; last: its '\n' */
+    int cur;                        /* which of cats holds the text */
+    char cats[2][CATS_MAX + CATS_PAD];
+} dev_row_t;
 
 #define CSV_CACHED_DEVICES 16 /* a device past these has its rows formatted in full */
+#define CSV_ROW_MAX        (64 + VT_ROW_CLOCK_MAX + 2 * VT_ROW_U64_MAX + CATS_MAX + CATS_PAD)
 
 typedef struct csv_s {
     vt_rowbuf_t rows; /* on stdout, after the header */
     int header_done;
+    vt_row_clock_t clock;
     size_t n_devices;
-    uint32_t device[CSV_CACHED_DEVICES];
-    col_text_t cols[CSV_CACHED_DEVICES][VT_CAT_COUNT + 1]; /* total, then the categories */
+    dev_row_t devs[CSV_CACHED_DEVICES];
 } csv_t;
 
 static void csv_header(csv_t *csv)
@@ -73,49 +84,101 @@ static void csv_header(csv_t *csv)
     csv->header_done = 1;
 }
 
-/* v at p: col's text when v is its value, else formatted (and kept in col when there is one).
- * Writes up to sizeof(col->text) bytes at p; returns the end of v's text. */
-static char *col_put(char *p, col_text_t *col, uint64_t v)
-{
-    if (!col)
-        return vt_row_u64(p, v);
-    if (!col->len || col->value != v) {
-        col->len = (uint8_t)(vt_row_u64(col->text, v) - col->text);
-        col->value = v;
-    }
-    memcpy(p, col->text, sizeof(col->text)); /* a fixed size: one move, not a call */
-    return p + col->len;
-}
-
-/* The columns kept for device, or NULL when CSV_CACHED_DEVICES others came first. */
-static col_text_t *csv_cols(csv_t *csv, uint32_t device)
+/* The text kept for device, or NULL when CSV_CACHED_DEVICES others came first. A new one holds
+ * zero in every category, as a device does before its first allocation. */
+static dev_row_t *csv_dev(csv_t *csv, uint32_t device)
 {
     for (size_t i = 0; i < csv->n_devices; i++)
-        if (csv->device[i] == device)
-            return csv->cols[i];
+        if (csv->devs[i].device == device)
+            return &csv->devs[i];
     if (csv->n_devices == CSV_CACHED_DEVICES)
         return NULL;
-    csv->device[csv->n_devices] = device;
-    return csv->cols[csv->n_devices++];
+    dev_row_t *row = &csv->devs[csv->n_devices++];
+    memset(row, 0, sizeof(*row));
+    row->device = device;
+    char *h = row->head;
+    *h++ = ',';
+    h = vt_row_u64(h, device);
+    *h++ = ',';
+    row->head_len = (uint8_t)(h - row->head);
+    char *t = row->cats[0];
+    for (int c = 0; c < VT_CAT_COUNT; c++) {
+        row->off[c] = (uint16_t)(t - row->cats[0]);
+        *t++ = ',';
+        *t++ = '0';
+    }
+    row->off[VT_CAT_COUNT] = (uint16_t)(t - row->cats[0]);
+    *t = '\n';
+    return row;
 }
 
-#define CSV_ROW_MAX (64 + (VT_CAT_COUNT + 3) * sizeof(((col_text_t *)0)->text))
+/* The categories of d after row's: into the output at p and into row's other text. Returns the
+ * end at p. */
+static char *csv_cats(dev_row_t *row, char *p, const vt_device_stats_t *d)
+{
+    const uint64_t *v = d->live_by_category;
+    const char *old = row->cats[row->cur];
+    char *next = row->cats[!row->cur], *start = p;
+    int k = 0;
+    while (k < VT_CAT_COUNT && v[k] == row->cat[k])
+        k++;
+    if (k == VT_CAT_COUNT) { /* nothing changed: the text as it is */
+        size_t n = (size_t)row->off[VT_CAT_COUNT] + 1;
+        vt_row_copy16(p, old, n);
+        return p + n;
+    }
+    /* the columns before the first change, as they were; the offsets are updated in place,
+     * each read before it is written (a copy of them on the stack was written in 2-byte stores
+     * and read back in one, a stall) */
+    uint16_t *off = row->off;
+    vt_row_copy16(p, old, off[k]);
+    vt_row_copy16(next, old, off[k]);
+    p += off[k];
+    while (k < VT_CAT_COUNT) {
+        /* column k changed */
+        size_t at = (size_t)(p - start);
+        off[k] = (uint16_t)at;
+        p[0] = next[at] = ',';
+        p += 1 + vt_row_u64_twice(p + 1, next + at + 1, v[k]);
+        row->cat[k] = v[k];
+        /* the run of columns after it that did not change, and the '\n' after the last */
+        int e = ++k;
+        while (e < VT_CAT_COUNT && v[e] == row->cat[e])
+            e++;
+        size_t from = off[k], to = (size_t)(p - start);
+        size_t n = off[e] - from + (e == VT_CAT_COUNT);
+        vt_row_copy16(p, old + from, n);
+        vt_row_copy16(next + to, old + from, n);
+        for (int j = k; j <= e; j++)
+            off[j] = (uint16_t)(off[j] - from + to);
+        p += n;
+        k = e;
+    }
+    row->cur = !row->cur;
+    return p;
+}
 
 /* One row per change: built in the row buffer (rowfmt.h), not printf'd field by field. */
 static void csv_row(csv_t *csv, const vt_reader_t *r, const vt_device_stats_t *d, uint64_t t_ns)
 {
     char *p = vt_rowbuf_room(&csv->rows, CSV_ROW_MAX);
-    col_text_t *cols = csv_cols(csv, d->device);
-    p = vt_row_seconds6(p, t_ns > r->t0_ns ? t_ns - r->t0_ns : 0);
-    *p++ = ',';
-    p = vt_row_u64(p, d->device);
-    *p++ = ',';
-    p = col_put(p, cols ? &cols[0] : NULL, d->live_bytes);
-    for (int c = 0; c < VT_CAT_COUNT; c++) {
+    p = vt_row_clock(&csv->clock, p, t_ns > r->t0_ns ? t_ns - r->t0_ns : 0);
+    dev_row_t *row = csv_dev(csv, d->device);
+    if (row) {
+        memcpy(p, row->head, sizeof(row->head));
+        p = vt_row_u64(p + row->head_len, d->live_bytes);
+        p = csv_cats(row, p, d);
+    } else {
         *p++ = ',';
-        p = col_put(p, cols ? &cols[1 + c] : NULL, d->live_by_category[c]);
+        p = vt_row_u64(p, d->device);
+        *p++ = ',';
+        p = vt_row_u64(p, d->live_bytes);
+        for (int c = 0; c < VT_CAT_COUNT; c++) {
+            *p++ = ',';
+            p = vt_row_u64(p, d->live_by_category[c]);
+        }
+        *p++ = '\n';
     }
-    *p++ = '\n';
     vt_rowbuf_end(&csv->rows, p);
 }
 
