@@ -86,9 +86,11 @@ static const char *const series_names[VT_TRACE_SERIES_COUNT] = {"device", "pinne
 
 typedef struct export_s {
     int format;
-    const char *out_path; /* NULL: stdout */
-    FILE *out;            /* opened once the trace is known to be readable */
-    vt_rowbuf_t *rows;    /* csv: the rows on their way to out, after its header */
+    const char *out_path;            /* NULL: stdout */
+    FILE *out;                       /* opened once the trace is known to be readable */
+    vt_rowbuf_t *rows;               /* csv: the rows on their way to out, after its header */
+    vt_row_clock_t clock;            /* csv: the seconds of the last row's time */
+    const struct csv_texts_s *texts; /* csv: the names a row repeats */
     int open_failed;
     uint64_t max_bytes;      /* perfetto --max-size; 0: no limit */
     bool all_frames;         /* --all-frames */
@@ -162,24 +164,39 @@ static void stack_named(export_t *x, const vt_reader_t *r, uint32_t stack_id)
     x->stack_named[byte] |= (uint8_t)(1u << (stack_id % 8));
 }
 
-/* One row per allocation and free, built in a buffer (rowfmt.h). */
+/* csv: the texts a row repeats, made once: ",SERIES," and "CATEGORY,". */
+typedef struct csv_texts_s {
+    vt_row_text16_t series[VT_TRACE_SERIES_COUNT];
+    vt_row_text16_t category[VT_CAT_COUNT];
+} csv_texts_t;
+
+static void csv_texts_init(csv_texts_t *t)
+{
+    for (int s = 0; s < VT_TRACE_SERIES_COUNT; s++)
+        vt_row_text16_set(&t->series[s], series_names[s], 1);
+    for (int c = 0; c < VT_CAT_COUNT; c++)
+        vt_row_text16_set(&t->category[c], vt_category_names[c], 0);
+}
+
+#define CSV_RECORD_MAX (128 + VT_ROW_CLOCK_MAX + 4 * (VT_ROW_U64_MAX + 1))
+
+/* One row per allocation and free, built in a buffer (rowfmt.h), the time through the kept
+ * seconds and the names from texts made once. */
 static void csv_record(export_t *x, const vt_reader_t *r, const vt_event_t *ev,
                        const vt_live_t *old)
 {
     if (ev->type != VT_REC_ALLOC && ev->type != VT_REC_FREE)
         return;
-    char *p = vt_rowbuf_room(x->rows, 128 + 4 * (VT_ROW_U64_MAX + 1));
-    p = vt_row_seconds6(p, ev->t_ns > r->t0_ns ? ev->t_ns - r->t0_ns : 0);
+    const csv_texts_t *t = x->texts;
+    char *p = vt_rowbuf_room(x->rows, CSV_RECORD_MAX);
+    p = vt_row_clock(&x->clock, p, ev->t_ns > r->t0_ns ? ev->t_ns - r->t0_ns : 0);
     if (ev->type == VT_REC_ALLOC) {
         unsigned series = ev->u.alloc.series;
         unsigned cat = ev->u.alloc.category < VT_CAT_COUNT ? ev->u.alloc.category : VT_CAT_UNKNOWN;
-        p = vt_row_str(p, ",alloc,");
-        p = vt_row_u64(p, ev->u.alloc.device);
-        *p++ = ',';
-        p = vt_row_str(p, series_names[series % VT_TRACE_SERIES_COUNT]);
-        *p++ = ',';
-        p = vt_row_str(p, vt_category_names[cat]);
-        *p++ = ',';
+        memcpy(p, ",alloc,", 8); /* the NUL: scratch */
+        p = vt_row_u64(p + 7, ev->u.alloc.device);
+        p = vt_row_text16(p, &t->series[series % VT_TRACE_SERIES_COUNT]);
+        p = vt_row_text16(p, &t->category[cat]);
         p = vt_row_hex(p, ev->u.alloc.address);
         *p++ = ',';
         p = vt_row_u64(p, ev->u.alloc.size_bytes);
@@ -189,15 +206,15 @@ static void csv_record(export_t *x, const vt_reader_t *r, const vt_event_t *ev,
     } else {
         /* A free's device, category, size and stack are those of the allocation it frees;
          * empty when the trace holds no such allocation. */
-        p = vt_row_str(p, ",free,");
+        memcpy(p, ",free,", 7); /* the NUL: scratch */
+        p += 6;
         if (old)
             p = vt_row_u64(p, old->device);
-        *p++ = ',';
-        p = vt_row_str(p, series_names[ev->u.free.series % VT_TRACE_SERIES_COUNT]);
-        *p++ = ',';
+        p = vt_row_text16(p, &t->series[ev->u.free.series % VT_TRACE_SERIES_COUNT]);
         if (old)
-            p = vt_row_str(p, vt_category_names[old->category]);
-        *p++ = ',';
+            p = vt_row_text16(p, &t->category[old->category]);
+        else
+            *p++ = ',';
         p = vt_row_hex(p, ev->u.free.address);
         *p++ = ',';
         if (old) {
@@ -609,6 +626,9 @@ int cmd_export(int argc, char **argv)
         static vt_rowbuf_t rows; /* 64 KiB: not on the stack */
         rows.n = 0;
         x.rows = &rows;
+        csv_texts_t texts;
+        csv_texts_init(&texts);
+        x.texts = &texts;
         rc = vt_trace_stream(path, &r, &a, on_record, &x);
         if (x.out)
             vt_rowbuf_flush(&rows);
