@@ -33,7 +33,8 @@ typedef struct pf_site_s {
     uint64_t n_allocs; /* on the peak device, from the first pass */
     uint64_t stride;   /* every stride-th allocation is a slice */
     uint64_t cap;      /* at most this many kept by stride, and as many more live at the peak */
-    uint64_t seen, kept, kept_at_peak;
+    uint64_t seen_in_stride; /* allocations seen, modulo stride: a count, not a division each */
+    uint64_t kept, kept_at_peak;
 } pf_site_t;
 
 /* An allocation of a chosen call-site, live: its slice is written when it is freed. In a table
@@ -54,7 +55,8 @@ typedef struct pf_sample_s {
 /* A device's counter samples, one column of time at a time. */
 typedef struct pf_device_s {
     uint32_t device;
-    uint64_t col; /* the column being filled; UINT64_MAX: none */
+    uint64_t col;                    /* the column being filled; UINT64_MAX: none */
+    uint64_t col_from_ns, col_to_ns; /* its span from t0, [from, to): a compare, not a division */
     pf_sample_t max, last;
 } pf_device_t;
 
@@ -386,10 +388,15 @@ static void counter_change(pf_t *p, const vt_reader_t *r, const vt_device_stats_
         p->n_devices++;
     }
     pf_device_t *dv = &p->devices[k];
-    uint64_t col = (t_ns > r->t0_ns ? t_ns - r->t0_ns : 0) / p->col_ns;
+    uint64_t t_rel_ns = t_ns > r->t0_ns ? t_ns - r->t0_ns : 0;
+    uint64_t col = dv->col;
+    if (col == UINT64_MAX || t_rel_ns < dv->col_from_ns || t_rel_ns >= dv->col_to_ns)
+        col = t_rel_ns / p->col_ns;
     if (col != dv->col) {
         column_flush(p, r, dv);
         dv->col = col;
+        dv->col_from_ns = col * p->col_ns;
+        dv->col_to_ns = vt_sat_add(dv->col_from_ns, p->col_ns);
         dv->max = s;
     } else if (s.total > dv->max.total) {
         dv->max = s;
@@ -665,7 +672,9 @@ static void slice_begin(pf_t *p, const vt_event_t *ev)
                      .site = (uint8_t)site,
                      .category = ev->u.alloc.category,
                      .used = true};
-    l->keep = s->seen++ % s->stride == 0 && s->kept < s->cap;
+    l->keep = s->seen_in_stride == 0 && s->kept < s->cap;
+    if (++s->seen_in_stride == s->stride)
+        s->seen_in_stride = 0;
     s->kept += l->keep;
     p->n_live++;
 }
