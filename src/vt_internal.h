@@ -299,7 +299,7 @@ vt_alloc_t *vt_table_iter(size_t *pos);
 size_t vt_table_count(void);
 void vt_table_forget(void);  /* fork child: drop everything inherited */
 void vt_table_release(void); /* the table's own memory, once every entry is removed */
-size_t vt_table_slots(void); /* the slot array's size (tests: growth, load <= 1/2) */
+size_t vt_table_slots(void); /* the slot array's size (tests: growth, load <= 5/8) */
 
 /* ---- track.c: accounting -------------------------------------------------------------------- */
 #define VT_MAX_DEVICES 64

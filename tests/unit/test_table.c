@@ -6,7 +6,7 @@
  * and vt_table_forget, the fork child's drop of the inherited table. The open addressing itself:
  * keys that share a home slot (built with the table's own hash), clusters that wrap around the
  * end of the slot array, backward-shift deletion at the head, middle and end of a cluster, the
- * find-then-insert shortcut when something changed in between, growth at load 1/2, the slot
+ * find-then-insert shortcut when something changed in between, growth at load 5/8, the slot
  * array kept when the table empties and given back by vt_table_release, and a long random run
  * checked against a plain list. The table is the core of every accounting answer, so each of
  * these is a correctness condition, not a nicety. */
@@ -318,7 +318,7 @@ static void test_collisions_and_shift(void)
 
 static void test_growth_and_release(void)
 {
-    /* Load stays at most 1/2 through growth, and every entry stays reachable. */
+    /* Load stays at most 5/8 through growth, and every entry stays reachable. */
     enum { N = 3000 };
     static uint64_t keys[N];
     static bool gone[N];
@@ -331,11 +331,11 @@ static void test_growth_and_release(void)
             VT_CHECK("insert while growing", 0);
         size_t n = vt_table_slots();
         power_of_two &= n && (n & (n - 1)) == 0;
-        if (vt_table_count() * 2 > n)
+        if (vt_table_count() * 8 > n * 5)
             worst++;
     }
     VT_CHECK("slot counts are powers of two", power_of_two);
-    VT_CHECK_EQ("load never above 1/2", worst, 0);
+    VT_CHECK_EQ("load never above 5/8", worst, 0);
     VT_CHECK_EQ("grown to 8192 slots for 3000 entries", vt_table_slots(), 8192);
     VT_CHECK_EQ("all found after growth", n_wrong(keys, gone, N), 0);
     VT_CHECK_EQ("cleanup", remove_all(), N);
