@@ -23,9 +23,14 @@
 #             and threads that all stay (nothing an exited thread left to reuse).
 #   trace     bench/trace_size: bytes per allocation or free event of the trace, on a
 #             PyTorch-like and a per-tensor mix of EVENTS events (depth 64).
-#   memory    bench/footprint: the library's arena bytes per live allocation and per stack.
+#   memory    bench/footprint: the library's arena bytes per live allocation (at several counts:
+#             81 921 is just past a doubling of the live table, where it is emptiest) and per
+#             stack.
 #   vmm       bench/vmm_unmap: one cuMemUnmap of a 16-chunk segment recorded beside 1 M other
 #             live allocations, against the same unmap with none live.
+#   threads, instructions (with valgrind): bench/threads at depth 0 under callgrind, which runs
+#             one thread at a time: the instructions a pair adds per thread, 1 to 16 threads.
+#             It counts the work, not the waiting (the threads rows' contention is that).
 #   -b BUILD_DIR     the CMake build directory (default: build)
 #   -r RUNS          runs of each variant (default: 5)
 #   -n PAIRS         pairs per run of bench/capture (default: 100000)
@@ -219,8 +224,11 @@ for mix in pytorch tensor; do
     echo "| trace | $mix mix, $n events | – | $bytes | $(calc "$bytes / $n" 2) | bytes/event | $(echo "$out" | awk '{ print $6 }') stack trie nodes |"
     rm -f "$tmp"/size.*
 done
-nlive=$((smoke ? 20000 : 200000)) nstacks=$((smoke ? 4096 : 65536))
-for what in "live $nlive" "stacks $nstacks"; do
+lives=$([ "$smoke" = 1 ] && echo 20000 || echo 50000 81921 100000 200000 1000000)
+nstacks=$((smoke ? 4096 : 65536))
+for what in $(for n in $lives; do echo "live:$n"; done) "stacks:$nstacks"; do
+    what=$(echo "$what" | tr : ' ')
+    # shellcheck disable=SC2086 # "live N": two arguments
     out=$(VRAMTRACE_QUIET=1 VRAMTRACE_OUTPUT=$tmp/fp $bin/footprint $what)
     rm -f "$tmp"/fp.*
     echo "$out" | awk '{ unit = $2 == "live" ? "bytes/live allocation" : "bytes/distinct stack"
@@ -232,3 +240,32 @@ out=$(VRAMTRACE_QUIET=1 VRAMTRACE_OUTPUT=$tmp/vmm $bin/vmm_unmap $nother 16 $((s
 rm -f "$tmp"/vmm.*
 echo "$out" | awk '{ printf "| vmm | unmap of %d mappings, %d other allocations live | %s | %s | %s | ns/unmap | best of the rounds; baseline: none live |\n",
     $3, $2, $4, $5, $5 - $4 }'
+
+# ---- threads, in instructions ----------------------------------------------------------------
+# Per pair per thread, traced minus untraced, each the difference of two runs of different
+# lengths (THREADS * (PAIRS + PAIRS / 10 + 1) pairs: the warm-up's included), so that start and
+# exit cancel. Flat from 1 to 16 threads: nothing a pair does grows with the threads.
+if command -v valgrind >/dev/null; then
+    short=$((smoke ? 100 : tpairs / 5)) long=$((smoke ? 300 : 3 * tpairs / 5))
+    # instructions plain|traced PAIRS: what callgrind counted for bench/threads $n PAIRS,
+    # untraced or at depth 0
+    instructions() {
+        if [ "$1" = plain ]; then set -- "$2" plain; else set -- "$2" traced 0; fi
+        ipairs=$1
+        shift
+        "$@" valgrind --tool=callgrind --callgrind-out-file="$tmp/cg.out" "$bin/threads" "$n" \
+            "$ipairs" >/dev/null 2>&1
+        awk '/^(summary|totals):/ { print $2; exit }' "$tmp/cg.out"
+        rm -f "$tmp/cg.out"
+    }
+    per_pair() { # per_pair plain|traced: per pair per thread, the long run less the short one
+        b=$(instructions "$1" "$long") a=$(instructions "$1" "$short")
+        calc "($b - $a) / $((n * (long + long / 10 - short - short / 10)))" 0
+    }
+    for n in $([ "$smoke" = 1 ] && echo 2 || echo 1 2 4 8 16); do
+        u=$(per_pair plain) t=$(per_pair traced)
+        echo "| threads | $n threads, depth 0, instructions | $u | $t | $((t - u)) | instructions/pair/thread | callgrind (one thread at a time: the work, not the waiting); $short and $long pairs per thread |"
+    done
+else
+    echo "# valgrind not installed: no instruction counts of the threads"
+fi
