@@ -90,6 +90,7 @@ typedef struct pf_s {
     size_t n_live, cap_live;
     uint64_t next_seq;
     uint64_t slice_id;
+    vt_row_text16_t cat_keys[VT_CAT_COUNT]; /* cat_keys_init */
     bool oom;
 } pf_t;
 
@@ -286,6 +287,19 @@ static void plan_budget(pf_t *p, const vt_reader_t *r, const vt_analysis_t *a, u
 
 /* ---- the second pass ---- */
 
+/* The timestamp (microseconds from t0, to the nanosecond) and the pid, ",\"pid\":PID", at q;
+ * the end. Writes up to 2 * VT_ROW_U64_MAX + 16 bytes. */
+static char *ts_and_pid(const pf_t *p, char *q, uint64_t ns)
+{
+    q = vt_row_u64(q, ns / 1000);
+    unsigned frac = (unsigned)(ns % 1000);
+    q[0] = '.';
+    q[1] = (char)('0' + frac / 100);
+    memcpy(q + 2, vt_row_digits2 + 2 * (frac % 100), 2);
+    q = VT_ROW_LIT(q + 4, ",\"pid\":");
+    return vt_row_u64(q, p->pid);
+}
+
 /* The start of one trace event: the comma, name (JSON, quoted), phase, timestamp
  * (microseconds from t0, to the nanosecond) and pid; the caller adds the rest and the brace. */
 static void event_begin(pf_t *p, const vt_reader_t *r, const char *name, size_t name_len,
@@ -293,18 +307,14 @@ static void event_begin(pf_t *p, const vt_reader_t *r, const char *name, size_t 
 {
     char row[128 + 3 * VT_ROW_U64_MAX], *q = row;
     uint64_t ns = t_ns > r->t0_ns ? t_ns - r->t0_ns : 0;
-    q = vt_row_str(q, p->n_written++ ? ",\n{\"name\":" : "\n{\"name\":");
+    q = p->n_written++ ? VT_ROW_LIT(q, ",\n{\"name\":") : VT_ROW_LIT(q, "\n{\"name\":");
     fwrite(row, 1, (size_t)(q - row), p->out);
     fwrite(name, 1, name_len, p->out);
     q = row;
-    q = vt_row_str(q, ",\"ph\":\"");
+    q = VT_ROW_LIT(q, ",\"ph\":\"");
     q = vt_row_str(q, ph);
-    q = vt_row_str(q, "\",\"ts\":");
-    q = vt_row_u64(q, ns / 1000);
-    *q++ = '.';
-    q = vt_row_u64_width(q, ns % 1000, 3);
-    q = vt_row_str(q, ",\"pid\":");
-    q = vt_row_u64(q, p->pid);
+    q = VT_ROW_LIT(q, "\",\"ts\":");
+    q = ts_and_pid(p, q, ns);
     vt_row_write(p->out, row, q);
 }
 
@@ -323,37 +333,47 @@ static void event_named(pf_t *p, const vt_reader_t *r, const char *name, const c
     free(json);
 }
 
-/* One moment of a device's memory: its total, then its categories (one series each). */
+/* One moment of a device's memory: its total, then its categories (one series each), built
+ * in one buffer and written at once; the categories' keys made once (pf_t's cat_keys). */
 static void counter_sample(pf_t *p, const vt_reader_t *r, uint32_t device, const pf_sample_t *s)
 {
-    char row[192 + VT_CAT_COUNT * (32 + VT_ROW_U64_MAX)], *q = row;
+    char row[2 * (160 + 3 * VT_ROW_U64_MAX + VT_CAT_COUNT * (16 + VT_ROW_U64_MAX))], *q = row;
     uint64_t ns = s->t_ns > r->t0_ns ? s->t_ns - r->t0_ns : 0;
     for (int part = 0; part < 2; part++) {
-        q = row;
-        q = vt_row_str(q, p->n_written++ ? ",\n{\"name\":\"device " : "\n{\"name\":\"device ");
+        q = p->n_written++ ? VT_ROW_LIT(q, ",\n{\"name\":\"device ")
+                           : VT_ROW_LIT(q, "\n{\"name\":\"device ");
         q = vt_row_u64(q, device);
-        q = vt_row_str(q, part ? "\",\"ph\":\"C\",\"ts\":" : " total\",\"ph\":\"C\",\"ts\":");
-        q = vt_row_u64(q, ns / 1000);
-        *q++ = '.';
-        q = vt_row_u64_width(q, ns % 1000, 3);
-        q = vt_row_str(q, ",\"pid\":");
-        q = vt_row_u64(q, p->pid);
+        q = part ? VT_ROW_LIT(q, "\",\"ph\":\"C\",\"ts\":")
+                 : VT_ROW_LIT(q, " total\",\"ph\":\"C\",\"ts\":");
+        q = ts_and_pid(p, q, ns);
         if (!part) {
-            q = vt_row_str(q, ",\"args\":{\"bytes\":");
+            q = VT_ROW_LIT(q, ",\"args\":{\"bytes\":");
             q = vt_row_u64(q, s->total);
         } else {
-            q = vt_row_str(q, ",\"args\":{");
+            q = VT_ROW_LIT(q, ",\"args\":{");
             for (int c = 0; c < VT_CAT_COUNT; c++) {
-                if (c)
-                    *q++ = ',';
-                *q++ = '"';
-                q = vt_row_str(q, vt_category_names[c]); /* plain words: nothing to escape */
-                q = vt_row_str(q, "\":");
+                q = vt_row_text16(q, &p->cat_keys[c]);
                 q = vt_row_u64(q, s->cat[c]);
             }
         }
-        q = vt_row_str(q, "}}");
-        vt_row_write(p->out, row, q);
+        q = VT_ROW_LIT(q, "}}");
+    }
+    vt_row_write(p->out, row, q);
+}
+
+/* The categories' keys in a counter's args: "weights": first, then ,"gradients": and so on
+ * (plain words: nothing to escape). */
+static void cat_keys_init(pf_t *p)
+{
+    for (int c = 0; c < VT_CAT_COUNT; c++) {
+        char key[64];
+        int n = snprintf(key, sizeof(key), "%s\"%s\":", c ? "," : "", vt_category_names[c]);
+        vt_row_text16_t *t = &p->cat_keys[c];
+        memset(t, 0, sizeof(*t));
+        if (n < 0 || (size_t)n > sizeof(t->text))
+            n = (int)sizeof(t->text); /* not reached: the longest is 15 bytes */
+        memcpy(t->text, key, (size_t)n);
+        t->len = (uint8_t)n;
     }
 }
 
@@ -749,6 +769,7 @@ int vt_perfetto_export(const char *path, uint64_t max_bytes, vt_perfetto_open_fn
     pf_t p;
     memset(&p, 0, sizeof(p));
     p.path = path;
+    cat_keys_init(&p);
     vt_reader_t r;
     vt_analysis_t a;
     int rc = vt_trace_stream_keeping_peaks(path, &r, &a, plan_record, &p);

@@ -75,9 +75,9 @@ static inline unsigned vt_row_digits(uint64_t v)
     return guess + 1u - (v < vt_row_pow10[guess]);
 }
 
-/* v < 10^16 of n digits as two words stored at p, then at p + at (the second over the end of
- * the first), without a branch on n: numbers of 8 and 9 digits alternate in a column, and a
- * mispredicted branch per number cost more than the second word. */
+/* v < 10^16 of n (9..16, or fewer) digits as two words stored at p, then at p + at (the second
+ * over the end of the first): the 8 digits of each half, without a branch on how many the first
+ * half has. */
 typedef struct vt_row_words_s {
     uint64_t first, second;
     unsigned at;
@@ -108,7 +108,9 @@ static inline char *vt_row_u64(char *p, uint64_t v)
     }
     unsigned n = vt_row_digits(v);
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    if (n <= 16) {
+    if (n <= 8) {
+        vt_row_put_last(p, vt_row_block8((uint32_t)v), n);
+    } else if (n <= 16) {
         vt_row_words_t w = vt_row_words16(v, n);
         memcpy(p, &w.first, sizeof(w.first));
         memcpy(p + w.at, &w.second, sizeof(w.second));
@@ -150,6 +152,12 @@ static inline unsigned vt_row_u64_twice(char *p, char *q, uint64_t v)
         return 1;
     }
     unsigned n = vt_row_digits(v);
+    if (n <= 8) {
+        uint64_t w = vt_row_block8((uint32_t)v) >> (8 * (8 - n));
+        memcpy(p, &w, sizeof(w));
+        memcpy(q, &w, sizeof(w));
+        return n;
+    }
     if (n <= 16) {
         vt_row_words_t w = vt_row_words16(v, n);
         memcpy(p, &w.first, sizeof(w.first));
@@ -248,6 +256,10 @@ static inline char *vt_row_text16(char *p, const vt_row_text16_t *t)
     memcpy(p, t->text, sizeof(t->text));
     return p + t->len;
 }
+
+/* The string literal lit at p, its NUL as scratch after it; the end of the text. A literal's
+ * size is known when compiling: a few moves, not a loop over its bytes. p is read twice. */
+#define VT_ROW_LIT(p, lit) (memcpy((p), "" lit, sizeof(lit)), (p) + sizeof(lit) - 1)
 
 /* s without its terminating NUL. Byte by byte: the names written here are a few bytes, shorter
  * than a strlen and a memcpy call cost. */
