@@ -4,9 +4,10 @@
  * and rewritten, so an object's references to a function reach another one without that
  * function's name being exported by anyone (docs/design.md, "What the exported doors 3 and 4
  * cost"). REL and RELA, lazy and immediate binding; a slot under RELRO is written with its page
- * made writable for the moment and read-only again. Patches are serialised by one mutex (two
- * threads must not unprotect and protect the same page at once); dl_iterate_phdr's caller holds
- * the loader lock, so no object is unloaded meanwhile. Not instrumented in a sanitizer build:
+ * made writable for the moment and read-only again, under one mutex (two threads must not
+ * unprotect and protect the same page at once), taken only then: a walk that writes nothing
+ * touches no lock. dl_iterate_phdr's caller holds the loader lock, so no object is unloaded
+ * meanwhile. Not instrumented in a sanitizer build:
  * src/loads.c calls it while the loader relocates, before any sanitizer runtime is ready. */
 #include "vt_internal.h"
 
@@ -53,6 +54,7 @@ static pthread_mutex_t patch_lock = PTHREAD_MUTEX_INITIALIZER;
 typedef struct object_s {
     uintptr_t base, lo, hi;       /* load bias; the span of its loadable segments */
     uintptr_t relro_lo, relro_hi; /* read-only after relocation (PT_GNU_RELRO) */
+    bool locked;                  /* a RELRO slot is written under patch_lock */
     const ElfW(Sym) * symtab;
     const char *strtab;
     size_t strsz;
@@ -68,35 +70,19 @@ VT_NO_SANITIZE static uintptr_t absolute(const object_t *o, uintptr_t p)
     return p < o->base ? p + o->base : p;
 }
 
-VT_NO_SANITIZE static bool read_object(const struct dl_phdr_info *info, object_t *o)
+/* The part of object_t that the dynamic section alone tells (the tables), for the object loaded
+ * at base; false when it has no symbol table. Field by field, not memset: no libc call while the
+ * loader relocates (src/loads.c). */
+VT_NO_SANITIZE static bool read_dynamic(uintptr_t base, const ElfW(Dyn) * dyn, object_t *o)
 {
-    /* Field by field, not memset: no libc call while the loader relocates (src/loads.c). */
-    o->base = info->dlpi_addr;
-    o->lo = UINTPTR_MAX;
-    o->hi = o->relro_lo = o->relro_hi = 0;
+    o->base = base;
     o->symtab = NULL;
     o->strtab = NULL;
     o->strsz = 0;
     o->jmprel = o->pltrelsz = o->pltrel = 0;
     o->rela = o->relasz = o->rel = o->relsz = 0;
     o->relr = o->relrsz = 0;
-    const ElfW(Dyn) *dyn = NULL;
-    for (int i = 0; i < info->dlpi_phnum; i++) {
-        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-        uintptr_t a = info->dlpi_addr + ph->p_vaddr;
-        if (ph->p_type == PT_LOAD) {
-            o->lo = a < o->lo ? a : o->lo;
-            o->hi = a + ph->p_memsz > o->hi ? a + ph->p_memsz : o->hi;
-        } else if (ph->p_type == PT_DYNAMIC) {
-            dyn = (const ElfW(Dyn) *)a;
-        } else if (ph->p_type == PT_GNU_RELRO) {
-            o->relro_lo = a;
-            o->relro_hi = a + ph->p_memsz;
-        }
-    }
-    if (!dyn)
-        return false;
-    for (; dyn->d_tag != DT_NULL; dyn++) {
+    for (; dyn && dyn->d_tag != DT_NULL; dyn++) {
         uintptr_t v = dyn->d_un.d_ptr;
         switch (dyn->d_tag) {
         case DT_SYMTAB:
@@ -142,6 +128,28 @@ VT_NO_SANITIZE static bool read_object(const struct dl_phdr_info *info, object_t
     return o->symtab && o->strtab && o->strsz;
 }
 
+VT_NO_SANITIZE static bool read_object(const struct dl_phdr_info *info, object_t *o)
+{
+    o->lo = UINTPTR_MAX;
+    o->hi = o->relro_lo = o->relro_hi = 0;
+    o->locked = false;
+    const ElfW(Dyn) *dyn = NULL;
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        uintptr_t a = info->dlpi_addr + ph->p_vaddr;
+        if (ph->p_type == PT_LOAD) {
+            o->lo = a < o->lo ? a : o->lo;
+            o->hi = a + ph->p_memsz > o->hi ? a + ph->p_memsz : o->hi;
+        } else if (ph->p_type == PT_DYNAMIC) {
+            dyn = (const ElfW(Dyn) *)a;
+        } else if (ph->p_type == PT_GNU_RELRO) {
+            o->relro_lo = a;
+            o->relro_hi = a + ph->p_memsz;
+        }
+    }
+    return dyn && read_dynamic(info->dlpi_addr, dyn, o);
+}
+
 /* Stores value in slot; under RELRO with its pages writable for the moment. */
 VT_NO_SANITIZE static bool write_slot(const object_t *o, void **slot, void *value)
 {
@@ -154,23 +162,42 @@ VT_NO_SANITIZE static bool write_slot(const object_t *o, void **slot, void *valu
      * before their runtime is ready. */
     uintptr_t page = (uintptr_t)getpagesize();
     uintptr_t lo = at & ~(page - 1), hi = (at + sizeof *slot + page - 1) & ~(page - 1);
-    if (syscall(SYS_mprotect, lo, hi - lo, PROT_READ | PROT_WRITE) != 0)
-        return false;
-    __atomic_store_n(slot, value, __ATOMIC_RELEASE);
-    syscall(SYS_mprotect, lo, hi - lo, PROT_READ);
-    return true;
+    if (o->locked)
+        pthread_mutex_lock(&patch_lock);
+    bool writable = syscall(SYS_mprotect, lo, hi - lo, PROT_READ | PROT_WRITE) == 0;
+    if (writable) {
+        __atomic_store_n(slot, value, __ATOMIC_RELEASE);
+        syscall(SYS_mprotect, lo, hi - lo, PROT_READ);
+    }
+    if (o->locked)
+        pthread_mutex_unlock(&patch_lock);
+    return writable;
+}
+
+/* The name of the symbol a relocation refers to when it is a call or address slot; else NULL. */
+VT_NO_SANITIZE static const char *slot_name(const object_t *o, uintptr_t info)
+{
+#if defined(R_JUMP_SLOT)
+    unsigned long type = REL_TYPE(info), sym = REL_SYM(info);
+    if ((type != R_JUMP_SLOT && type != R_GLOB_DAT) || sym == 0)
+        return NULL;
+    size_t name_at = o->symtab[sym].st_name;
+    return name_at < o->strsz ? o->strtab + name_at : NULL;
+#else
+    (void)o;
+    (void)info;
+    return NULL;
+#endif
 }
 
 /* One relocation: when it is a call or address slot naming a symbol visit wants, its value. */
 VT_NO_SANITIZE static int visit_reloc(const object_t *o, uintptr_t info, uintptr_t offset,
                                       vt_got_visit_fn visit, void *ctx)
 {
-    unsigned long type = REL_TYPE(info), sym = REL_SYM(info);
-    if ((type != R_JUMP_SLOT && type != R_GLOB_DAT) || sym == 0)
+    const char *name = slot_name(o, info);
+    if (!name)
         return 0;
-    size_t name_at = o->symtab[sym].st_name;
-    if (name_at >= o->strsz)
-        return 0;
+    unsigned long sym = REL_SYM(info);
     void **slot = (void **)(o->base + offset);
     void *current = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
     /* An undefined weak reference: nothing to turn, the program tests it for NULL. */
@@ -179,7 +206,7 @@ VT_NO_SANITIZE static int visit_reloc(const object_t *o, uintptr_t info, uintptr
     /* A lazy slot not bound yet leads back into the object's own PLT. */
     bool bound = (uintptr_t)current < o->lo || (uintptr_t)current >= o->hi;
     bool weak = SYM_BIND(o->symtab[sym].st_info) == STB_WEAK;
-    void *value = visit(ctx, o->strtab + name_at, current, bound, weak);
+    void *value = visit(ctx, name, current, bound, weak);
     if (!value || value == current)
         return 0;
     return write_slot(o, slot, value) ? 1 : 0;
@@ -210,14 +237,11 @@ VT_NO_SANITIZE static int patch_object(const struct dl_phdr_info *info, vt_got_v
     object_t o;
     if (!read_object(info, &o))
         return 0;
-    if (locked)
-        pthread_mutex_lock(&patch_lock);
+    o.locked = locked;
     /* Address slots first: a weak call slot not bound yet is told apart by its address slot. */
     int written = visit_table(&o, o.rela, o.relasz, true, visit, ctx);
     written += visit_table(&o, o.rel, o.relsz, false, visit, ctx);
     written += visit_table(&o, o.jmprel, o.pltrelsz, o.pltrel == DT_RELA, visit, ctx);
-    if (locked)
-        pthread_mutex_unlock(&patch_lock);
     return written;
 #else
     (void)info;
@@ -239,6 +263,45 @@ VT_NO_SANITIZE int vt_got_patch_alone(const struct dl_phdr_info *info, vt_got_vi
                                       void *ctx)
 {
     return patch_object(info, visit, ctx, false);
+}
+
+/* Whether a relocation table has a call or address slot naming a symbol wanted accepts. */
+VT_NO_SANITIZE static bool names_in_table(const object_t *o, uintptr_t table, uintptr_t bytes,
+                                          bool with_addend, vt_got_name_fn wanted)
+{
+    if (!table)
+        return false;
+    if (with_addend) {
+        const ElfW(Rela) *r = (const ElfW(Rela) *)table;
+        for (size_t i = 0; i < bytes / sizeof *r; i++) {
+            const char *name = slot_name(o, r[i].r_info);
+            if (name && wanted(name))
+                return true;
+        }
+    } else {
+        const ElfW(Rel) *r = (const ElfW(Rel) *)table;
+        for (size_t i = 0; i < bytes / sizeof *r; i++) {
+            const char *name = slot_name(o, r[i].r_info);
+            if (name && wanted(name))
+                return true;
+        }
+    }
+    return false;
+}
+
+/* vt_got_names: whether the object loaded at base, whose dynamic section is at dynamic, has a
+ * call or address slot naming a symbol that wanted accepts. The dynamic section alone tells it,
+ * relocated or not: no program header is read, no system call made, no libc called, so the
+ * loader's startup can ask it of every object, and an object that names none of ours is known
+ * for good not to need patching. */
+VT_NO_SANITIZE bool vt_got_names(uintptr_t base, const void *dynamic, vt_got_name_fn wanted)
+{
+    object_t o;
+    if (!read_dynamic(base, dynamic, &o))
+        return false;
+    return names_in_table(&o, o.rela, o.relasz, true, wanted) ||
+           names_in_table(&o, o.rel, o.relsz, false, wanted) ||
+           names_in_table(&o, o.jmprel, o.pltrelsz, o.pltrel == DT_RELA, wanted);
 }
 
 /* vt_got_relocated: whether the loader has relocated the object already: 1 yes, 0 not yet, -1

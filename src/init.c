@@ -13,6 +13,11 @@
 
 static bool vt_atfork_registered; /* written only by the thread that holds INITING */
 
+/* The pid of a process whose constructor left init to its first hook (vt_init_at_load); 0 when
+ * init ran at load. No fork handler is registered until init, so a first init in another pid is
+ * that of a fork child whose parent had not initialised. */
+static pid_t deferred_in_pid VT_HOT_DATA;
+
 /* vt_init_decide: the state init settles in. A secure-execution process (setuid, setgid, file
  * capabilities: AT_SECURE) stays OFF, because its environment belongs to a less privileged
  * caller and a trace file would be written with the raised privileges; VRAMTRACE_DISABLE
@@ -57,6 +62,11 @@ static vt_state_t init_once(void)
         vt_options_parse(environ);
     vt_log_set_level(vt_option_is_enabled(VT_OPTION_QUIET), (int)vt_option_get(VT_OPTION_VERBOSE));
     vt_state_t next = vt_init_decide(secure, !secure && vt_option_is_enabled(VT_OPTION_DISABLE));
+    /* VRAMTRACE_FOLLOW_FORK=0 holds for the child of a parent that had not initialised as it
+     * does through the fork handler (vt_reset_after_fork) for the child of one that had. */
+    if (deferred_in_pid && getpid() != deferred_in_pid &&
+        !vt_option_is_enabled(VT_OPTION_FOLLOW_FORK))
+        return VT_STATE_OFF;
     if (next == VT_STATE_OFF) {
         vt_log(1, "disabled by %s", secure ? "secure execution (AT_SECURE)" : "VRAMTRACE_DISABLE");
         return next;
@@ -109,6 +119,35 @@ void vt_ensure_init_slow(void)
     /* A CAS, not a store: if vt_shutdown ran meanwhile, OFF wins. */
     expected = VT_STATE_INITING;
     __atomic_compare_exchange_n(&vt_state_word, &expected, (int)next, false, __ATOMIC_ACQ_REL,
+                                __ATOMIC_ACQUIRE);
+}
+
+/* vt_init_at_load: the constructor's part. A process that has the CUDA driver or runtime loaded,
+ * or an object that calls one of the shims' functions (cuda_loaded), initialises now, before
+ * main, so that NVTX finds its variable set (vt_nvtx_init) before any call of the program's own.
+ * Any other process (a shell, a compiler, Python before it imports a CUDA library) only reads its
+ * settings, as they are when it starts, with their warnings held; the rest of init (the fork
+ * handlers, NVTX, the log) waits for its first hook, which most such processes never reach.
+ * Under INITING like init itself: a thread started by an earlier constructor may be in a hook. */
+void vt_init_at_load(bool cuda_loaded)
+{
+    if (cuda_loaded) {
+        vt_ensure_init();
+        return;
+    }
+    int expected = VT_STATE_UNINIT;
+    if (!__atomic_compare_exchange_n(&vt_state_word, &expected, VT_STATE_INITING, false,
+                                     __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+        return; /* init ran already, or runs in another thread */
+    int saved_errno = errno;
+    if (getauxval(AT_SECURE) == 0 && !vt_options_parsed()) {
+        vt_warn_hold();
+        vt_options_parse(environ);
+    }
+    deferred_in_pid = getpid();
+    errno = saved_errno;
+    expected = VT_STATE_INITING; /* OFF wins, as in vt_ensure_init_slow */
+    __atomic_compare_exchange_n(&vt_state_word, &expected, VT_STATE_UNINIT, false, __ATOMIC_ACQ_REL,
                                 __ATOMIC_ACQUIRE);
 }
 

@@ -22,22 +22,67 @@
 
 /* ---- the refresh ------------------------------------------------------------------------------ */
 
-/* Objects already patched, by the address of their program headers (unique while loaded): a
- * refresh after a load patches only the new ones. Cleared when any object was unloaded, since
- * a new one may then sit at a freed address. Past the table's size an object is simply patched
- * again at every refresh (a pass over slots already turned writes nothing). */
-#define MAX_PATCHED 4096
-static pthread_mutex_t refresh_lock = PTHREAD_MUTEX_INITIALIZER;
-static const void *patched[MAX_PATCHED];
-static size_t n_patched;
-static unsigned long long seen_adds, seen_subs; /* the loader's counters at the last refresh */
+/* Objects already looked at for good (patched, or naming none of the shims' functions), by the
+ * address of their dynamic section (unique while loaded): a refresh after a load looks only at
+ * the new ones. Cleared when any object was unloaded, since a new one may then sit at a freed
+ * address. Past the table's size an object is simply looked at again at every refresh (a pass
+ * over slots already turned writes nothing). */
+#define MAX_DONE 4096
+#define HOT_DONE 64 /* as many as most processes have, in .data (VT_HOT_DATA); the rest in .bss */
+static pthread_mutex_t refresh_lock VT_HOT_DATA = PTHREAD_MUTEX_INITIALIZER;
+static uintptr_t done_first[HOT_DONE] VT_HOT_DATA;
+static uintptr_t done_more[MAX_DONE - HOT_DONE];
+static size_t n_done VT_HOT_DATA;
+static unsigned long long seen_adds VT_HOT_DATA, seen_subs VT_HOT_DATA; /* the loader's counters
+                                                                          at the last refresh */
+/* Whether an object looked at is the CUDA driver or runtime, or names a shim's function. */
+static bool found_cuda VT_HOT_DATA;
+/* Whether real functions were stored by the visitor since vt_pin_reals last ran. */
+static bool reals_unpinned VT_HOT_DATA;
+/* Whether the startup patch left an object that names a shim's function to the constructor. */
+static bool startup_left VT_HOT_DATA;
 
-static bool was_patched(const void *phdr)
+VT_NO_SANITIZE static uintptr_t *done_at(size_t i)
 {
-    for (size_t i = 0; i < n_patched; i++)
-        if (patched[i] == phdr)
+    return i < HOT_DONE ? &done_first[i] : &done_more[i - HOT_DONE];
+}
+
+VT_NO_SANITIZE static bool was_done(uintptr_t dynamic)
+{
+    for (size_t i = 0; i < n_done; i++)
+        if (*done_at(i) == dynamic)
             return true;
     return false;
+}
+
+VT_NO_SANITIZE static void note_done(uintptr_t dynamic)
+{
+    if (n_done < MAX_DONE)
+        *done_at(n_done++) = dynamic;
+}
+
+/* Whether path names the CUDA driver or runtime (libcuda.so*, libcudart.so*). No libc: asked at
+ * startup too. */
+VT_NO_SANITIZE static bool is_cuda_file(const char *path)
+{
+    const char *base = path;
+    for (const char *p = path; p && *p; p++)
+        if (*p == '/')
+            base = p + 1;
+    static const char driver[] = "libcuda.so", runtime[] = "libcudart.so";
+    size_t i = 0;
+    while (base && driver[i] && base[i] == driver[i])
+        i++;
+    if (base && !driver[i])
+        return true;
+    for (i = 0; base && runtime[i] && base[i] == runtime[i];)
+        i++;
+    return base && !runtime[i];
+}
+
+bool vt_loads_found_cuda(void)
+{
+    return found_cuda;
 }
 
 /* True when the object belongs to the program's own namespace (the loader's list in _r_debug;
@@ -60,7 +105,7 @@ VT_NO_SANITIZE static bool in_base_namespace(const struct dl_phdr_info *info)
  * it maps it, before it relocates it, and relocates it holding its own load lock, not the list
  * lock dl_iterate_phdr takes: a walk can meet an object another thread's dlopen is relocating.
  * Patching one then is unsafe twice over: the loader's later relocation overwrites the slot (the
- * object, marked patched, is never turned again), and a slot under RELRO is written by making
+ * object, marked done, is never turned again), and a slot under RELRO is written by making
  * its page writable and read-only again, after which the loader's next store to that page
  * faults. Nothing public says when an object's relocation is done (link_map's l_relocated is
  * private), but every dlopen of the program passes our doors, which count the loads in flight:
@@ -73,7 +118,7 @@ VT_NO_SANITIZE static bool in_base_namespace(const struct dl_phdr_info *info)
  * opening a module for itself, a caller of the function glibc's own handle gives) is not
  * counted: for those, vt_got_relocated's reading of the object's last relocation is what
  * stands between the walk and an object being relocated. */
-static unsigned long loads_in_flight;             /* door dlopens in flight, every thread */
+static unsigned long loads_in_flight VT_HOT_DATA; /* door dlopens in flight, every thread */
 static __thread unsigned long my_loads_in_flight; /* this thread's */
 
 typedef struct refresh_s {
@@ -100,7 +145,7 @@ static int refresh_one(struct dl_phdr_info *info, size_t size, void *ctx)
         if (info->dlpi_adds == seen_adds && info->dlpi_subs == seen_subs)
             return 1; /* nothing loaded or unloaded since the last refresh */
         if (info->dlpi_subs != seen_subs) {
-            n_patched = 0;
+            n_done = 0;
             vt_modules_unloaded(); /* the call-sites' caches, by address, may be stale */
         }
         seen_subs = info->dlpi_subs;
@@ -108,17 +153,25 @@ static int refresh_one(struct dl_phdr_info *info, size_t size, void *ctx)
         r->settled = __atomic_load_n(&loads_in_flight, __ATOMIC_SEQ_CST) == my_loads_in_flight;
     }
     (void)size;
-    if (vt_is_own_address(info->dlpi_phdr) || was_patched(info->dlpi_phdr) ||
+    uintptr_t dynamic = dynamic_of(info);
+    if (is_cuda_file(info->dlpi_name))
+        found_cuda = true;
+    if (!dynamic || vt_is_own_address(info->dlpi_phdr) || was_done(dynamic) ||
         !in_base_namespace(info))
         return 0;
-    bool relocated = r->settled || (r->done_ld && dynamic_of(info) == r->done_ld);
+    if (!vt_got_names(info->dlpi_addr, (const void *)dynamic, vt_is_hooked_name)) {
+        note_done(dynamic);
+        return 0;
+    }
+    found_cuda = true;
+    bool relocated = r->settled || (r->done_ld && dynamic == r->done_ld);
     if (!relocated || vt_got_relocated(info) == 0) {
         r->deferred = true;
         return 0;
     }
     vt_got_patch(info, vt_patch_visit, NULL);
-    if (n_patched < MAX_PATCHED)
-        patched[n_patched++] = info->dlpi_phdr;
+    reals_unpinned = true;
+    note_done(dynamic);
     return 0;
 }
 
@@ -133,7 +186,10 @@ static void refresh(const struct link_map *done)
     dl_iterate_phdr(refresh_one, &r);
     if (!r.first && !r.deferred && r.adds)
         seen_adds = r.adds; /* every object listed then was looked at */
-    vt_pin_reals();         /* outside dl_iterate_phdr: it takes the loader's lock */
+    if (reals_unpinned) {
+        reals_unpinned = false;
+        vt_pin_reals(); /* outside dl_iterate_phdr: it takes the loader's lock */
+    }
     pthread_mutex_unlock(&refresh_lock);
     pthread_setcancelstate(cancel_state, &cancel_state);
     errno = saved_errno;
@@ -149,18 +205,30 @@ void vt_loads_refresh(void)
 /* The loader relocates every object before it runs any constructor, and relocates a preloaded
  * library after the program's NEEDED libraries (and before the program). Our own relocation ends
  * with the IRELATIVE relocation of vt_loads_startup below, whose resolver is therefore the first
- * code of ours to run: it turns the slots of every object already relocated (the others would
- * be overwritten by their own relocation, and a read-only RELRO page of theirs would stop it;
- * the loader relocates one object at a time here, so any of its slots tells: vt_got_relocated);
- * the constructor does the rest. Nothing here may call libc beyond syscall and getpagesize:
- * the thread's TLS is not initialised yet (locale, a sanitizer runtime's
- * state; dl_iterate_phdr is intercepted by the sanitizers, which would start their runtime
- * there). So the loader's list
- * is walked directly (_r_debug: the program's namespace, the only one yet), each object's
- * program headers read from its ELF header at its load address, and taken only when they
- * describe the dynamic section the loader has for it. */
+ * code of ours to run. It looks at every object once: one that names none of the shims'
+ * functions in its call and address slots (every object of a process that does not use CUDA)
+ * is done for good, told by its dynamic section alone (vt_got_names); one that does is patched
+ * when it is relocated already (the others would be overwritten by their own relocation, and a
+ * read-only RELRO page of theirs would stop it; the loader relocates one object at a time here,
+ * so any of its slots tells: vt_got_relocated); the constructor's refresh does the rest. Nothing here may
+ * call libc beyond syscall and getpagesize: the thread's TLS is not initialised yet (locale, a
+ * sanitizer runtime's state; dl_iterate_phdr is intercepted by the sanitizers, which would start
+ * their runtime there). So the loader's list is walked directly (_r_debug: the program's
+ * namespace, the only one yet), and an object to patch has its program headers read from its
+ * ELF header at its load address, taken only when they describe the dynamic section the loader
+ * has for it. */
 VT_NO_SANITIZE static void startup_one(const struct link_map *l)
 {
+    if (!l->l_ld || vt_is_own_address(l->l_ld))
+        return;
+    if (is_cuda_file(l->l_name))
+        found_cuda = true;
+    if (!vt_got_names(l->l_addr, l->l_ld, vt_is_hooked_name)) {
+        note_done((uintptr_t)l->l_ld);
+        return;
+    }
+    found_cuda = true;
+    startup_left = true;
     const ElfW(Ehdr) *e = (const ElfW(Ehdr) *)l->l_addr;
     /* The header is at the load address when the first segment starts at 0, as it does but in
      * odd links: mincore tells whether that page is mapped at all before it is read (the system
@@ -180,17 +248,30 @@ VT_NO_SANITIZE static void startup_one(const struct link_map *l)
     for (int i = 0; i < info.dlpi_phnum; i++)
         if (info.dlpi_phdr[i].p_type == PT_DYNAMIC)
             dynamic_matches = l->l_addr + info.dlpi_phdr[i].p_vaddr == (uintptr_t)l->l_ld;
-    if (dynamic_matches && !vt_is_own_address(info.dlpi_phdr) && vt_got_relocated(&info) == 1)
+    /* Not marked done: the constructor's refresh visits it again, when the real functions
+     * that objects relocated later bind are known (a weak call slot not bound yet waits for
+     * one: vt_patch_visit). */
+    if (dynamic_matches && vt_got_relocated(&info) == 1) {
         vt_got_patch_alone(&info, vt_patch_visit, NULL);
-}
-
-static void startup_done(void)
-{
+        reals_unpinned = true;
+    }
 }
 
 /* The last object the loader mapped at startup (every object up to it in the list was; they
  * are never unloaded): dlsym(RTLD_NEXT, …) from one of them searches the global scope. */
-static const struct link_map *startup_last;
+static const struct link_map *startup_last VT_HOT_DATA;
+
+/* What vt_loads_startup calls, from the constructor: a refresh for the objects the startup patch
+ * left (not relocated yet, or patched before the real functions that objects relocated after
+ * them bind were known) and for any loaded since. None of either, the common case of a process
+ * without CUDA, and there is nothing to do: no library call, no lock. The list's end is read
+ * without the loader's lock: an object being added meanwhile by another thread's dlopen is
+ * looked at by that dlopen's door, or by the next refresh (seen_adds is still 0). */
+static void startup_rest(void)
+{
+    if (startup_left || !startup_last || __atomic_load_n(&startup_last->l_next, __ATOMIC_ACQUIRE))
+        refresh(NULL);
+}
 
 VT_NO_SANITIZE static void (*startup_resolver(void))(void)
 {
@@ -198,7 +279,7 @@ VT_NO_SANITIZE static void (*startup_resolver(void))(void)
         startup_one(l);
         startup_last = l;
     }
-    return startup_done;
+    return startup_rest;
 }
 
 void vt_loads_startup(void) __attribute__((ifunc("startup_resolver")));

@@ -271,7 +271,7 @@ void vt_escape(char *buf, size_t cap, const char *s)
 #define LATER_LINE_BYTES 256
 static char later_lines[LATER_LINES][LATER_LINE_BYTES];
 static unsigned n_later;
-static bool holding;
+static bool holding VT_HOT_DATA;
 
 /* vt_warn_hold: from now on vt_warn_later holds its lines. Init only (single thread). */
 void vt_warn_hold(void)

@@ -48,8 +48,8 @@ static char *const vt_option_bufs[VT_OPTION_COUNT] = {
     [VT_OPTION_RULES] = vt_rules_buf,
 };
 
-static bool vt_parsed;
-static int vt_n_invalid;
+static bool vt_parsed VT_HOT_DATA; /* the constructor parses (vt_init_at_load) */
+static int vt_n_invalid VT_HOT_DATA;
 
 static char lower(char c)
 {
@@ -127,13 +127,12 @@ static void warn_invalid(const vt_option_desc_t *opt, const char *value, int rc,
         vt_warn_later("ignoring %s='%.64s': %s", opt->name, value, what);
 }
 
-static void set_default(vt_option_desc_t *opt, vt_option_t id)
+/* A str option's buffer is left as it is: it is read only once the option is set. */
+static void set_default(vt_option_desc_t *opt)
 {
     opt->value = opt->def;
     opt->str = (char *)opt->def_str;
     opt->is_set = false;
-    if (vt_option_bufs[id])
-        vt_option_bufs[id][0] = '\0';
 }
 
 /* Parses one present option; on an invalid value warns and keeps the default. */
@@ -197,7 +196,7 @@ void vt_options_parse(char *const *envp)
     bool seen[VT_OPTION_COUNT] = {false};
     vt_n_invalid = 0;
     for (int i = 0; i < VT_OPTION_COUNT; i++)
-        set_default(&vt_options[i], (vt_option_t)i);
+        set_default(&vt_options[i]);
     for (; envp && *envp; envp++) {
         const char *entry = *envp;
         if (strncmp(entry, prefix, sizeof(prefix) - 1) != 0)

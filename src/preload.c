@@ -380,13 +380,12 @@ static uint64_t mipmapped_array_bytes(const CUDA_ARRAY3D_DESCRIPTOR *d, unsigned
 
 /* ---- lifecycle and annotations ----------------------------------------------------------- */
 
-/* Another DSO's constructor may reach a shim first; vt_ensure_init copes, this only makes the
- * common case (init before main) cheap and deterministic. */
+/* Another DSO's constructor may reach a shim first; vt_ensure_init copes. A process with CUDA
+ * loaded initialises here, before main; any other only reads its settings (vt_init_at_load). */
 __attribute__((constructor)) static void vt_preload_ctor(void)
 {
     vt_loads_startup();
-    vt_loads_refresh();
-    vt_ensure_init();
+    vt_init_at_load(vt_loads_found_cuda());
 }
 
 __attribute__((destructor)) static void vt_preload_dtor(void)

@@ -40,7 +40,7 @@ extern const ElfW(Ehdr) __ehdr_start __attribute__((visibility("hidden")));
  * loadable segment. */
 VT_NO_SANITIZE bool vt_is_own_address(const void *p)
 {
-    static uintptr_t own_end; /* computed once from our program headers */
+    static uintptr_t own_end VT_HOT_DATA; /* computed once from our program headers */
     uintptr_t start = (uintptr_t)&__ehdr_start;
     uintptr_t end = __atomic_load_n(&own_end, __ATOMIC_RELAXED);
     if (!end) {

@@ -5,7 +5,7 @@
 
 /* Read by the inline fast paths in vt_internal.h (__atomic builtins on plain objects, so the
  * header needs no <stdatomic.h>); written by init.c and here. */
-int vt_state_word = VT_STATE_UNINIT;
+int vt_state_word VT_HOT_DATA = VT_STATE_UNINIT;
 bool vt_paused_word;
 bool vt_cuda_used_word;
 int vt_callsites_word = VT_CALLSITES_NONE;

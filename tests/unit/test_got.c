@@ -3,7 +3,8 @@
  * address of got_other, linked with immediate binding and full RELRO (both slots read-only after loading) and
  * with lazy binding (the call's slot unbound until the first call), has both slots turned to
  * replacement; the real function is reported as it was bound, the object's mappings keep their
- * protections, another object's slots are untouched. */
+ * protections, another object's slots are untouched; which names an object's slots refer to is read
+ * from its dynamic section alone (vt_got_names). */
 #include <dlfcn.h>
 #include <link.h>
 #include <stdio.h>
@@ -45,6 +46,29 @@ static void *visit(void *ctx, const char *name, void *current, bool bound, bool 
     return to;
 }
 
+static bool names_target(const char *name)
+{
+    return strcmp(name, "got_target") == 0;
+}
+
+static bool names_other(const char *name)
+{
+    return strcmp(name, "got_other") == 0;
+}
+
+static bool names_unknown(const char *name)
+{
+    return strcmp(name, "got_unknown") == 0;
+}
+
+/* vt_got_names on the object behind a dlopen handle, from its dynamic section alone. */
+static bool object_names(void *handle, vt_got_name_fn wanted)
+{
+    struct link_map *map = NULL;
+    return dlinfo(handle, RTLD_DI_LINKMAP, &map) == 0 && map &&
+           vt_got_names(map->l_addr, map->l_ld, wanted);
+}
+
 static int patched_slots;
 
 static int patch_one(struct dl_phdr_info *info, size_t size, void *data)
@@ -84,6 +108,9 @@ static void check_library(const char *dir, const char *file, int mode, bool lazy
     void *real = dlsym(h, "got_target"), *other_real = dlsym(h, "got_other");
     if (!lazy)
         VT_CHECK_EQ("before: the real function", calls(), 1);
+    VT_CHECK("its dynamic section tells it calls got_target", object_names(h, names_target));
+    VT_CHECK("and takes got_other's address", object_names(h, names_other));
+    VT_CHECK("and names no other function", !object_names(h, names_unknown));
     char before[4096], after[4096];
     maps_of(file, before, sizeof before);
     visit_t v = {file, 0, 0, NULL, NULL};
@@ -120,5 +147,7 @@ int main(int argc, char **argv)
     VT_CHECK("the target is loaded", target != NULL);
     if (target)
         VT_CHECK_EQ("the target itself is unchanged", target(), 1);
+    VT_CHECK("the target defines got_target, it has no slot naming it",
+             !t || !object_names(t, names_target));
     return vt_test_done();
 }
