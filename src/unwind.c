@@ -177,14 +177,16 @@ enum { OWN_FRAMES_MAX = 8 }; /* frames of libvramtrace.so itself at the top of a
  * The capture stack is reserved, not committed: a capture touches ~10 KiB of it. It is large
  * because a signal handler of the program that interrupts a capture runs on it too. */
 struct vt_frames_s {
-    void *raw[VT_MAX_FRAMES + OWN_FRAMES_MAX];
-    void *ips[VT_MAX_FRAMES];
+    /* The few words first, then the frames, innermost first: a capture of up to ~240 frames
+     * touches the first page only, so a new thread's buffer faults in one page for them. */
     uintptr_t stack_lo, stack_hi; /* 0: unknown */
     void *capture_stack_top;      /* NULL: none (the guard page could not be made) */
     /* Where the rule-cache walk met a return address without a rule: the frame the cache is
      * filled from. */
     uintptr_t stop_ip, stop_sp, stop_bp;
     uint64_t fast_captures; /* captures the rules answered */
+    void *ips[VT_MAX_FRAMES];
+    void *raw[VT_MAX_FRAMES + OWN_FRAMES_MAX];
 #ifdef VT_UNWIND_CHECK
     void *check[VT_MAX_FRAMES + OWN_FRAMES_MAX];
 #endif
