@@ -26,8 +26,10 @@ enum { OPT_CSV = 1, OPT_SVG };
 
 static const vt_option_t options[] = {
     {OPT_CSV, 0, "--csv", NULL, 0,
-     "one CSV row per change of a device's memory: time_s,device,total_bytes,<category>... "
-     "(seconds from the start of the trace, bytes)"},
+     "one CSV row per change of a device's memory: time_s,device,total_bytes,<category>...,"
+     "pool_spare_bytes (seconds from the start of the trace, bytes; total_bytes is the "
+     "allocations, the sum of the categories; the device holds it and pool_spare_bytes, what its "
+     "stream-ordered pools reserve beyond their allocations)"},
     {OPT_SVG, 0, "--svg", "OUT", 0,
      "write an SVG chart to OUT ('-': stdout): one stacked area chart of live bytes by category "
      "per device, stacked vertically, each with its peak marked; top-level phases as shaded "
@@ -44,21 +46,23 @@ static const vt_args_spec_t spec = {
     .tables = {options},
 };
 
-/* The categories' columns of one device's last row as text, ",c0,c1,...,c6\n": an event changes
- * one category of one device, so a row is its time, the device, the total and this text with the
- * changed column formatted again: the columns before it and after it are copied as two blocks.
+/* The categories' columns of one device's last row as text, ",c0,c1,...,c6,spare\n": an event
+ * changes one category of one device (or its pools' spare), so a row is its time, the device, the
+ * total and this text with the changed column formatted again: the columns before it and after it
+ * are copied as two blocks.
  * Two copies of the text, the row's new one written beside the old (not copied back from the
  * output: a load of bytes just stored in pieces waits for the stores). */
-#define CATS_MAX (VT_CAT_COUNT * (VT_ROW_U64_MAX + 1) + 1)
+#define CSV_COLS (VT_CAT_COUNT + 1) /* the categories, then the pools' spare */
+#define CATS_MAX (CSV_COLS * (VT_ROW_U64_MAX + 1) + 1)
 #define CATS_PAD 32 /* vt_row_copy16 and vt_row_u64 write past the text */
 
 typedef struct dev_row_s {
     uint32_t device;
     uint8_t head_len;
     char head[16]; /* ",DEVICE," */
-    uint64_t cat[VT_CAT_COUNT];
-    uint16_t off[VT_CAT_COUNT + 1]; /* where each column's ',' is in the text; last: its '\n' */
-    int cur;                        /* which of cats holds the text */
+    uint64_t cat[CSV_COLS];
+    uint16_t off[CSV_COLS + 1]; /* where each column's ',' is in the text; last: its '\n' */
+    int cur;                    /* which of cats holds the text */
     char cats[2][CATS_MAX + CATS_PAD];
 } dev_row_t;
 
@@ -80,7 +84,7 @@ static void csv_header(csv_t *csv)
     printf("time_s,device,total_bytes");
     for (int c = 0; c < VT_CAT_COUNT; c++)
         printf(",%s", vt_category_names[c]);
-    printf("\n");
+    printf(",pool_spare_bytes\n");
     csv->header_done = 1;
 }
 
@@ -102,28 +106,27 @@ static dev_row_t *csv_dev(csv_t *csv, uint32_t device)
     *h++ = ',';
     row->head_len = (uint8_t)(h - row->head);
     char *t = row->cats[0];
-    for (int c = 0; c < VT_CAT_COUNT; c++) {
+    for (int c = 0; c < CSV_COLS; c++) {
         row->off[c] = (uint16_t)(t - row->cats[0]);
         *t++ = ',';
         *t++ = '0';
     }
-    row->off[VT_CAT_COUNT] = (uint16_t)(t - row->cats[0]);
+    row->off[CSV_COLS] = (uint16_t)(t - row->cats[0]);
     *t = '\n';
     return row;
 }
 
-/* The categories of d after row's: into the output at p and into row's other text. Returns the
- * end at p. */
-static char *csv_cats(dev_row_t *row, char *p, const vt_device_stats_t *d)
+/* The columns v after row's: into the output at p and into row's other text. Returns the end at
+ * p. */
+static char *csv_cats(dev_row_t *row, char *p, const uint64_t *v)
 {
-    const uint64_t *v = d->live_by_category;
     const char *old = row->cats[row->cur];
     char *next = row->cats[!row->cur], *start = p;
     int k = 0;
-    while (k < VT_CAT_COUNT && v[k] == row->cat[k])
+    while (k < CSV_COLS && v[k] == row->cat[k])
         k++;
-    if (k == VT_CAT_COUNT) { /* nothing changed: the text as it is */
-        size_t n = (size_t)row->off[VT_CAT_COUNT] + 1;
+    if (k == CSV_COLS) { /* nothing changed: the text as it is */
+        size_t n = (size_t)row->off[CSV_COLS] + 1;
         vt_row_copy16(p, old, n);
         return p + n;
     }
@@ -134,7 +137,7 @@ static char *csv_cats(dev_row_t *row, char *p, const vt_device_stats_t *d)
     vt_row_copy16(p, old, off[k]);
     vt_row_copy16(next, old, off[k]);
     p += off[k];
-    while (k < VT_CAT_COUNT) {
+    while (k < CSV_COLS) {
         /* column k changed */
         size_t at = (size_t)(p - start);
         off[k] = (uint16_t)at;
@@ -143,10 +146,10 @@ static char *csv_cats(dev_row_t *row, char *p, const vt_device_stats_t *d)
         row->cat[k] = v[k];
         /* the run of columns after it that did not change, and the '\n' after the last */
         int e = ++k;
-        while (e < VT_CAT_COUNT && v[e] == row->cat[e])
+        while (e < CSV_COLS && v[e] == row->cat[e])
             e++;
         size_t from = off[k], to = (size_t)(p - start);
-        size_t n = off[e] - from + (e == VT_CAT_COUNT);
+        size_t n = off[e] - from + (e == CSV_COLS);
         vt_row_copy16(p, old + from, n);
         vt_row_copy16(next + to, old + from, n);
         for (int j = k; j <= e; j++)
@@ -158,24 +161,31 @@ static char *csv_cats(dev_row_t *row, char *p, const vt_device_stats_t *d)
     return p;
 }
 
-/* One row per change: built in the row buffer (rowfmt.h), not printf'd field by field. */
-static void csv_row(csv_t *csv, const vt_reader_t *r, const vt_device_stats_t *d, uint64_t t_ns)
+/* One row per change: built in the row buffer (rowfmt.h), not printf'd field by field. A POOL
+ * record that left the pools' spare as the device's last row has it makes none. */
+static void csv_row(csv_t *csv, const vt_reader_t *r, const vt_device_stats_t *d, uint64_t t_ns,
+                    bool pool_record)
 {
+    dev_row_t *row = csv_dev(csv, d->device);
+    uint64_t v[CSV_COLS];
+    memcpy(v, d->live_by_category, sizeof(d->live_by_category));
+    v[VT_CAT_COUNT] = vt_device_pool_spare_bytes(d);
+    if (pool_record && row && row->cat[VT_CAT_COUNT] == v[VT_CAT_COUNT])
+        return;
     char *p = vt_rowbuf_room(&csv->rows, CSV_ROW_MAX);
     p = vt_row_clock(&csv->clock, p, t_ns > r->t0_ns ? t_ns - r->t0_ns : 0);
-    dev_row_t *row = csv_dev(csv, d->device);
     if (row) {
         memcpy(p, row->head, sizeof(row->head));
         p = vt_row_u64(p + row->head_len, d->live_bytes);
-        p = csv_cats(row, p, d);
+        p = csv_cats(row, p, v);
     } else {
         *p++ = ',';
         p = vt_row_u64(p, d->device);
         *p++ = ',';
         p = vt_row_u64(p, d->live_bytes);
-        for (int c = 0; c < VT_CAT_COUNT; c++) {
+        for (int c = 0; c < CSV_COLS; c++) {
             *p++ = ',';
-            p = vt_row_u64(p, d->live_by_category[c]);
+            p = vt_row_u64(p, v[c]);
         }
         *p++ = '\n';
     }
@@ -183,10 +193,11 @@ static void csv_row(csv_t *csv, const vt_reader_t *r, const vt_device_stats_t *d
 }
 
 /* --csv: the header before the first row, then one row per change. */
-static void csv_change(void *ctx, const vt_reader_t *r, const vt_device_stats_t *d, uint64_t t_ns)
+static void csv_change(void *ctx, const vt_reader_t *r, const vt_device_stats_t *d, uint64_t t_ns,
+                       bool pool_record)
 {
     csv_header(ctx);
-    csv_row(ctx, r, d, t_ns);
+    csv_row(ctx, r, d, t_ns, pool_record);
 }
 
 static void print_summary(const char *path, const vt_reader_t *r, const vt_analysis_t *a,

@@ -240,17 +240,21 @@ static int on_record(void *ctx, const vt_reader_t *r, const vt_analysis_t *a, co
         if (!d)
             continue;
         if (tl->row) {
-            tl->row(tl->row_ctx, r, d, ev->t_ns);
+            tl->row(tl->row_ctx, r, d, ev->t_ns, false);
             continue;
         }
         if (tl->columns && column_sample(tl, d, ev->t_ns > r->t0_ns ? ev->t_ns - r->t0_ns : 0) < 0)
             tl->oom = 1;
         phase_peaks(tl, d, ev->t_ns);
     }
-    /* A pool's reservation is the device's too: the chart's columns and the open phases' peaks
-     * count it. */
+    /* A pool's reservation is the device's too: the rows, the chart's columns and the open
+     * phases' peaks count it. */
     const vt_device_stats_t *d =
-        ev->type == VT_REC_POOL && !tl->row ? vt_stream_device(a, ev->u.pool.device) : NULL;
+        ev->type == VT_REC_POOL ? vt_stream_device(a, ev->u.pool.device) : NULL;
+    if (d && tl->row) {
+        tl->row(tl->row_ctx, r, d, ev->t_ns, true);
+        d = NULL;
+    }
     if (d && tl->columns && column_sample(tl, d, ev->t_ns > r->t0_ns ? ev->t_ns - r->t0_ns : 0) < 0)
         tl->oom = 1;
     if (d)

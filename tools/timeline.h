@@ -4,6 +4,7 @@
  * time with the top-level phases as bands. One streaming pass over the trace (load.h). */
 #ifndef VT_TIMELINE_H
 #define VT_TIMELINE_H
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -18,9 +19,10 @@
 #define VT_TIMELINE_COLS  1000
 #define VT_TIMELINE_BANDS 1000 /* top-level phase bands kept; more are counted, not drawn */
 
-/* --csv: called with each change of a device's live memory, at t_ns (absolute). */
+/* --csv: called with each change of a device's live memory, at t_ns (absolute); pool_record: by
+ * a POOL record, which may have changed its pools' spare or nothing the rows show. */
 typedef void (*vt_timeline_row_fn)(void *ctx, const vt_reader_t *r, const vt_device_stats_t *d,
-                                   uint64_t t_ns);
+                                   uint64_t t_ns, bool pool_record);
 
 typedef struct vt_tl_phase_s {
     char *path; /* "outer/inner" */

@@ -1,6 +1,7 @@
 # --csv on a random trace of 20 devices (more than the rows' per-device text keeps: 16) with
 # allocations and frees in every category, sizes of 1 to 12 digits and times crossing whole
-# seconds: every row as a running sum of the trace's own events computes it, field by field.
+# seconds: every row as a running sum of the trace's own events computes it, field by field (no
+# pools: the pools' spare is 0).
 awk 'BEGIN {
     srand(7)
     print "process t0=1000000000 start=1700000000000000000 pid=1 ppid=1 host=h exe=/bin/x"
@@ -29,7 +30,7 @@ vramtrace timeline --csv t.vtr >got.csv || exit
 awk 'BEGIN {
     split("weights gradients optimizer activations data workspace unknown", names, " ")
     for (c = 1; c <= 7; c++) col[names[c]] = c
-    print "time_s,device,total_bytes,weights,gradients,optimizer,activations,data,workspace,unknown"
+    print "time_s,device,total_bytes,weights,gradients,optimizer,activations,data,workspace,unknown,pool_spare_bytes"
 }
 /^(alloc|free) / {
     for (f = 2; f <= NF; f++) { split($f, kv, "="); v[kv[1]] = kv[2] }
@@ -44,7 +45,7 @@ awk 'BEGIN {
     us = int(t / 1000)
     line = sprintf("%.0f.%06.0f,%d,%.0f", int(us / 1000000), us % 1000000, d, total[d])
     for (k = 1; k <= 7; k++) line = line sprintf(",%.0f", by[d, k])
-    print line
+    print line ",0"
 }' t.trace >want.csv
 if cmp -s want.csv got.csv; then
     echo "$(($(wc -l <got.csv) - 1)) rows as the events give them"
