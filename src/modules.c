@@ -15,7 +15,7 @@
 #define PATH_POOL_BYTES (1u << 20)
 
 static vt_module_t modules[MAX_MODULES];
-static _Atomic unsigned n_modules; /* published count: entries below it are final */
+_Atomic unsigned vt_n_modules; /* published count: entries below it are final */
 static char path_pool[PATH_POOL_BYTES];
 static size_t path_pool_used;
 static pthread_mutex_t refresh_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -45,7 +45,7 @@ static void read_build_id(const struct dl_phdr_info *info, vt_module_t *m)
 
 static bool known(uint64_t lo, const char *path)
 {
-    unsigned n = n_modules;
+    unsigned n = vt_n_modules;
     for (unsigned i = 0; i < n; i++)
         if (modules[i].lo == lo && strcmp(modules[i].path, path) == 0)
             return true;
@@ -70,7 +70,7 @@ static int add_module(struct dl_phdr_info *info, size_t size, void *data)
     const char *name = info->dlpi_name ? info->dlpi_name : "";
     if (hi == 0 || known(lo, name))
         return 0;
-    unsigned n = n_modules;
+    unsigned n = vt_n_modules;
     size_t len = strlen(name);
     if (n >= MAX_MODULES || path_pool_used + len + 1 > PATH_POOL_BYTES)
         return 1;
@@ -82,7 +82,7 @@ static int add_module(struct dl_phdr_info *info, size_t size, void *data)
     m->lo = lo;
     m->hi = hi;
     read_build_id(info, m);
-    n_modules = n + 1; /* publish after the entry is complete */
+    vt_n_modules = n + 1; /* publish after the entry is complete */
     return 0;
 }
 
@@ -102,7 +102,7 @@ bool vt_modules_refresh(void)
  * after it. */
 const vt_module_t *vt_modules_find(uint64_t ip)
 {
-    for (unsigned i = n_modules; i-- > 0;)
+    for (unsigned i = vt_n_modules; i-- > 0;)
         if (ip >= modules[i].lo && ip < modules[i].hi)
             return &modules[i];
     return NULL;
@@ -134,12 +134,7 @@ void vt_modules_refresh_after_unloads(void)
         __atomic_store_n(&unloads_mapped, seen, __ATOMIC_RELAXED);
 }
 
-unsigned vt_modules_count(void)
-{
-    return n_modules;
-}
-
 const vt_module_t *vt_module(unsigned index)
 {
-    return index < n_modules ? &modules[index] : NULL;
+    return index < vt_n_modules ? &modules[index] : NULL;
 }

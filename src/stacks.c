@@ -43,11 +43,11 @@ static inline unsigned node_hash(const stack_key_t *k)
 
 static vt_stack_node_t *node_index; /* uthash by (parent, ip) */
 /* The nodes themselves, PAGE_NODES to a page, by id: a node is found from its id with two
- * loads, and the nodes of one stack, made together, lie together. n_nodes is published with a
- * release store after the node and its page are complete, so a node whose id a thread has seen
- * can be read without vt_lock (categorize.c reads its rule cache so). */
+ * loads, and the nodes of one stack, made together, lie together. Their count, vt_n_stack_nodes,
+ * is published with a release store after the node and its page are complete, so a node whose id
+ * a thread has seen can be read without vt_lock (categorize.c reads its rule cache so). */
 static vt_stack_node_t *pages[MAX_PAGES];
-static uint32_t n_nodes;
+uint32_t vt_n_stack_nodes; /* vt_stack_count */
 /* Bumped by vt_stacks_forget: the per-thread caches below hold ids of one generation. */
 static unsigned stacks_generation = 1;
 
@@ -106,13 +106,13 @@ static uint32_t child_of(uint32_t parent, uint64_t ip, bool *created)
     HASH_FIND(hh, node_index, &key, sizeof key, node);
     if (node)
         return node->id;
-    uint32_t id = n_nodes + 1;
+    uint32_t id = vt_n_stack_nodes + 1;
     uint32_t page = id / PAGE_NODES, slot = id % PAGE_NODES;
     if (page >= MAX_PAGES)
         return 0;
     if (!pages[page] && !(pages[page] = vt_arena_alloc(PAGE_NODES * sizeof *pages[page])))
         return 0;
-    node = &pages[page][slot]; /* unpublished until n_nodes moves: a failed add reuses it */
+    node = &pages[page][slot]; /* unpublished until the count moves: a failed add reuses it */
     node->key = key;
     node->id = id;
     node->rule_cache = NULL;
@@ -120,7 +120,7 @@ static uint32_t child_of(uint32_t parent, uint64_t ip, bool *created)
     HASH_ADD(hh, node_index, key, sizeof key, node);
     if (vt_table_oom)
         return 0;
-    __atomic_store_n(&n_nodes, id, __ATOMIC_RELEASE);
+    __atomic_store_n(&vt_n_stack_nodes, id, __ATOMIC_RELEASE);
     *created = true;
     return id;
 }
@@ -132,7 +132,7 @@ static uint32_t child_of(uint32_t parent, uint64_t ip, bool *created)
 static bool inner_is(uint32_t id, void *const *ips, int n, uint32_t outer, uint32_t *ids_out)
 {
     for (int i = 0; i < n; i++) {
-        if (id == 0 || id > n_nodes)
+        if (id == 0 || id > vt_n_stack_nodes)
             return false;
         const vt_stack_node_t *node = node_at(id);
         if (node->key.ip != (uint64_t)(uintptr_t)ips[i])
@@ -226,7 +226,7 @@ uint32_t vt_stack_intern(void *const *ips, int n, bool *created)
  * obtained before and is never freed while the process lives. */
 vt_stack_node_t *vt_stack_node(uint32_t id)
 {
-    if (id == 0 || id > __atomic_load_n(&n_nodes, __ATOMIC_ACQUIRE))
+    if (id == 0 || id > __atomic_load_n(&vt_n_stack_nodes, __ATOMIC_ACQUIRE))
         return NULL;
     return node_at(id);
 }
@@ -247,11 +247,6 @@ void **vt_stack_node_rule_cache(vt_stack_node_t *node)
     return &node->rule_cache;
 }
 
-uint32_t vt_stack_count(void)
-{
-    return __atomic_load_n(&n_nodes, __ATOMIC_ACQUIRE);
-}
-
 /* Fork child: start over (its trace is a new file that needs every node again). Every thread's
  * cached ids become stale with the generation. vt_lock held, no other thread interning. */
 void vt_stacks_forget(void)
@@ -259,7 +254,7 @@ void vt_stacks_forget(void)
     node_index = NULL;
     memset(pages, 0, sizeof pages);
     memset(stack_cache, 0, sizeof stack_cache);
-    __atomic_store_n(&n_nodes, 0, __ATOMIC_RELEASE);
+    __atomic_store_n(&vt_n_stack_nodes, 0, __ATOMIC_RELEASE);
     unsigned next = __atomic_load_n(&stacks_generation, __ATOMIC_RELAXED) + 1;
     __atomic_store_n(&stacks_generation, next ? next : 1, __ATOMIC_RELAXED);
 }

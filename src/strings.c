@@ -22,7 +22,7 @@ typedef struct string_s {
 
 static string_t *string_index; /* uthash by text */
 static string_t **pages[MAX_PAGES];
-static uint32_t n_strings;
+uint32_t vt_n_strings; /* published with a release store (vt_string_count) */
 
 /* vt_string_intern: the id of the len bytes at s (longer strings are cut at VT_STRING_MAX;
  * NUL bytes end the string early for readers, so callers pass text without them), adding it
@@ -35,7 +35,7 @@ uint32_t vt_string_intern(const char *s, size_t len)
     HASH_FIND(hh, string_index, s, len, found);
     if (found)
         return found->id;
-    uint32_t id = n_strings + 1;
+    uint32_t id = vt_n_strings + 1;
     uint32_t page = id / PAGE_STRINGS, slot = id % PAGE_STRINGS;
     if (page >= MAX_PAGES)
         return 0;
@@ -57,7 +57,7 @@ uint32_t vt_string_intern(const char *s, size_t len)
     }
     pages[page][slot] = str;
     /* Release: vt_string may run outside vt_lock (the rule matcher) and must see the page. */
-    __atomic_store_n(&n_strings, id, __ATOMIC_RELEASE);
+    __atomic_store_n(&vt_n_strings, id, __ATOMIC_RELEASE);
     return id;
 }
 
@@ -66,14 +66,9 @@ uint32_t vt_string_intern(const char *s, size_t len)
  * entry (the fork child's forget runs single-threaded). */
 const char *vt_string(uint32_t id)
 {
-    if (id == 0 || id > __atomic_load_n(&n_strings, __ATOMIC_ACQUIRE))
+    if (id == 0 || id > __atomic_load_n(&vt_n_strings, __ATOMIC_ACQUIRE))
         return NULL;
     return pages[id / PAGE_STRINGS][id % PAGE_STRINGS]->text;
-}
-
-uint32_t vt_string_count(void)
-{
-    return __atomic_load_n(&n_strings, __ATOMIC_ACQUIRE);
 }
 
 /* Fork child: start over, like the stacks whose pseudo-IPs name these ids. */
@@ -81,5 +76,5 @@ void vt_strings_forget(void)
 {
     string_index = NULL;
     memset(pages, 0, sizeof pages);
-    n_strings = 0;
+    vt_n_strings = 0;
 }

@@ -101,6 +101,9 @@ static void count_in(const vt_alloc_t *a)
 
 uint64_t vt_inflight_bytes;
 static uint64_t next_serial; /* vt_lock held */
+/* Bumped when the table's memory is dropped with every entry (reset, fork child): a free's end
+ * finds its entry again by the pointer its begin saw only within one generation. vt_lock held. */
+static uint32_t table_generation;
 
 /* Device d's live bytes are about to fall while inflight_bytes of allocation calls are in
  * flight: any of those may already hold its memory, so the device may have held live +
@@ -232,6 +235,8 @@ void vt_track_free_begin_at(unsigned series_mask, uint64_t key, vt_api_t api, vt
         a = vt_table_find(series, key);
     }
     f->found = a != NULL;
+    f->entry = a;
+    f->generation = table_generation;
     if (a) {
         a->n_freeing++;
         a->free_api = (uint16_t)api;
@@ -253,9 +258,13 @@ void vt_track_free_end(vt_free_t *f, bool ok, vt_api_t api)
     vt_lock_take();
     vt_alloc_t *a = NULL;
     if (f->found) {
-        a = vt_table_find(f->saved.space, f->saved.key);
-        if (a && a->serial != f->saved.serial)
-            a = NULL; /* another allocation of the same address: not ours */
+        /* Its entry, unless that was removed since (marked free, or made another entry with
+         * another serial: serials are never reused) or the table dropped: then not ours. No
+         * lookup: the entry has not moved. */
+        a = f->generation == table_generation ? f->entry : NULL;
+        if (a &&
+            (a->space != f->saved.space || a->key != f->saved.key || a->serial != f->saved.serial))
+            a = NULL;
         if (a)
             a->n_freeing--;
     }
@@ -688,6 +697,7 @@ void vt_track_totals(vt_totals_t *out)
 
 static void forget_all(void)
 {
+    table_generation++;
     vt_table_forget();
     vt_stacks_forget();
     vt_strings_forget();

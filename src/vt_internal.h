@@ -335,9 +335,11 @@ typedef struct vt_totals_s {
  * first (insert_counted), so the trace stays a valid sequence. */
 typedef struct vt_free_s {
     bool found;
-    int series;       /* the first series looked in (the trace's series of an unmatched free) */
-    uint64_t key;     /* what was freed */
-    vt_alloc_t saved; /* the entry as begin found it (its serial identifies it at end) */
+    int series;          /* the first series looked in (the trace's series of an unmatched free) */
+    uint64_t key;        /* what was freed */
+    vt_alloc_t saved;    /* the entry as begin found it (its serial identifies it at end) */
+    vt_alloc_t *entry;   /* where it was: entries stay put until removed (table.c) */
+    uint32_t generation; /* of the table's memory then (track.c) */
 } vt_free_t;
 
 /* Bytes of device allocation calls in flight: added before the real call, taken back when the
@@ -527,7 +529,13 @@ vt_stack_node_t *vt_stack_node(uint32_t id);
 uint64_t vt_stack_node_ip(const vt_stack_node_t *node);
 uint32_t vt_stack_node_parent(const vt_stack_node_t *node);
 void **vt_stack_node_rule_cache(vt_stack_node_t *node);
-uint32_t vt_stack_count(void);
+/* The count of stack nodes, strings and modules: inline, since the writer compares them with
+ * what it has written before every event. */
+extern uint32_t vt_n_stack_nodes;
+static inline uint32_t vt_stack_count(void)
+{
+    return __atomic_load_n(&vt_n_stack_nodes, __ATOMIC_ACQUIRE);
+}
 void vt_stacks_forget(void);
 
 typedef struct vt_module_s {
@@ -542,14 +550,22 @@ const vt_module_t *vt_modules_find(uint64_t ip);
 void vt_modules_unloaded(void);              /* the dlopen door saw an object unloaded */
 unsigned vt_modules_unloads(void);           /* how many times so far */
 void vt_modules_refresh_after_unloads(void); /* the map again if one was since its refresh */
-unsigned vt_modules_count(void);
+extern _Atomic unsigned vt_n_modules;
+static inline unsigned vt_modules_count(void)
+{
+    return vt_n_modules;
+}
 const vt_module_t *vt_module(unsigned index);
 
 /* ---- strings.c: interned strings, dense ids from 1 ------------------------------------------ */
 #define VT_STRING_MAX 1024                            /* bytes kept of a longer string */
 uint32_t vt_string_intern(const char *s, size_t len); /* 0 when out of memory; vt_lock held */
 const char *vt_string(uint32_t id);                   /* NULL for an unknown id; no lock */
-uint32_t vt_string_count(void);
+extern uint32_t vt_n_strings;
+static inline uint32_t vt_string_count(void)
+{
+    return __atomic_load_n(&vt_n_strings, __ATOMIC_ACQUIRE);
+}
 void vt_strings_forget(void);
 
 /* ---- python.c: Python frames of call-sites ---------------------------------------------------- */

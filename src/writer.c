@@ -582,16 +582,31 @@ static uint32_t thread_index(void)
     return index;
 }
 
+/* The general start of an event record: opens the trace, writes pending tables, announces the
+ * thread, moves to the next chunk. Out of line: event_begin_for's own test passes on almost
+ * every event. */
+__attribute__((noinline)) static uint8_t *event_begin_slow(size_t max_body, uint32_t *thread,
+                                                           bool critical)
+{
+    if (!ready() || (w.capped && !critical))
+        return NULL;
+    emit_pending();
+    /* Past the limit a new thread cannot be announced: its events say thread 0 (unknown). */
+    *thread = w.capped && tls_thread.generation != w.generation ? 0 : thread_index();
+    return w.state == W_OPEN ? reserve_for(10 + max_body, critical) : NULL;
+}
+
 /* Starts an event record: pending tables, the thread, then the type byte's place and the
  * time delta. t_ns earlier than the previous event (taken before vt_lock) is clamped so the
- * deltas stay non-negative. Returns the record, with *b the body length so far. */
-static uint8_t *event_begin_for(uint64_t t_ns, size_t max_body, size_t *b, uint32_t *thread,
-                                bool critical)
+ * deltas stay non-negative. Returns the record, with *b the body length so far. Inline in
+ * each event: the usual case is one test. */
+static inline __attribute__((always_inline)) uint8_t *
+event_begin_for(uint64_t t_ns, size_t max_body, size_t *b, uint32_t *thread, bool critical)
 {
     uint8_t *rec;
-    /* The usual case in one test, which the general path below would reach too: open, not
-     * capped, this thread announced, nothing pending, room in this chunk even for an ordinary
-     * record of the last chunk. */
+    /* The usual case in one test, which the general path would reach too: open, not capped,
+     * this thread announced, nothing pending, room in this chunk even for an ordinary record of
+     * the last chunk. */
     size_t limit = VT_FORMAT_CHUNK_BYTES -
                    (w.chunk_off >= w.last_chunk_off ? (size_t)CRITICAL_RESERVE_BYTES : 0);
     if (VT_LIKELY(w.state == W_OPEN && !w.capped && tls_thread.generation == w.generation &&
@@ -599,12 +614,7 @@ static uint8_t *event_begin_for(uint64_t t_ns, size_t max_body, size_t *b, uint3
         *thread = tls_thread.index;
         rec = w.chunk + w.pos;
     } else {
-        if (!ready() || (w.capped && !critical))
-            return NULL;
-        emit_pending();
-        /* Past the limit a new thread cannot be announced: its events say thread 0 (unknown). */
-        *thread = w.capped && tls_thread.generation != w.generation ? 0 : thread_index();
-        rec = w.state == W_OPEN ? reserve_for(10 + max_body, critical) : NULL;
+        rec = event_begin_slow(max_body, thread, critical);
         if (!rec)
             return NULL;
     }
@@ -615,7 +625,8 @@ static uint8_t *event_begin_for(uint64_t t_ns, size_t max_body, size_t *b, uint3
     return rec;
 }
 
-static uint8_t *event_begin(uint64_t t_ns, size_t max_body, size_t *b, uint32_t *thread)
+static inline __attribute__((always_inline)) uint8_t *event_begin(uint64_t t_ns, size_t max_body,
+                                                                  size_t *b, uint32_t *thread)
 {
     return event_begin_for(t_ns, max_body, b, thread, false);
 }
