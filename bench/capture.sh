@@ -17,7 +17,9 @@
 #             frames included.
 #   threads   bench/threads: 1, 2, 4, 8, 16 threads each doing THREAD_PAIRS pairs, untraced and
 #             traced at depth 0 and 64 (a shallow stack): CPU ns per pair per thread (the wall
-#             time per thread grows with threads / cores whatever the tracer does).
+#             time per thread grows with threads / cores whatever the tracer does), and how many
+#             takes of vramtrace's lock found it held, per 1000 pairs (bench/threads_scaling.sh
+#             gives the wall clock on a machine with more cores).
 #   first     bench/first_call: a thread's first pair (CPU time), threads started one after the
 #             other, untraced and traced at depth 64: threads that exit before the next starts
 #             and threads that all stay (nothing an exited thread left to reuse).
@@ -69,12 +71,18 @@ python=$(command -v python3 || true)
 chain=70 # frames of bench/capture's chain: more than 64, so a 64-frame stack exists
 
 plain() { LD_LIBRARY_PATH=$sim "$@"; }
-traced() { # traced DEPTH CMD...
+traced() { # traced DEPTH CMD...: its verbose exit log (level 2: the lock's figure) in traced.err
     d=$1
     shift
-    LD_LIBRARY_PATH=$sim LD_PRELOAD=$lib VRAMTRACE_DEPTH=$d VRAMTRACE_QUIET=1 \
-        VRAMTRACE_OUTPUT=$tmp/trace "$@"
+    LD_LIBRARY_PATH=$sim LD_PRELOAD=$lib VRAMTRACE_DEPTH=$d VRAMTRACE_QUIET=1 VRAMTRACE_VERBOSE=2 \
+        VRAMTRACE_OUTPUT=$tmp/trace "$@" 2>"$tmp/traced.err" || { cat "$tmp/traced.err" >&2; return 1; }
     rm -f "$tmp"/trace.*
+}
+# contended N PAIRS: the last traced run's contended takes of vramtrace's lock per 1000 pairs,
+# appended to $tmp/N (bench/threads makes THREADS * (PAIRS + PAIRS / 10 + 1) + 1 pairs).
+contended() {
+    sed -n 's/.*stats lock contended_takes=\([0-9]*\).*/\1/p' "$tmp/traced.err" |
+        awk -v p="$2" '{ print $1 * 1000 / p }' >>"$tmp/$1"
 }
 # add NAME: the figure (2nd field) of the program's output line, appended to $tmp/NAME.
 add() { awk -v f="${2:-2}" '$1 ~ /^(capture|pycapture|floor|threads|first_call)$/ { print $f }' >>"$tmp/$1"; }
@@ -184,13 +192,14 @@ for n in 1 2 4 8 16; do
             out=$(traced "$d" "$bin/threads" "$n" "$tpairs")
             echo "$out" | add "t${n}_d$d" 4
             echo "$out" | add "t${n}_d${d}_all" 5
+            contended "t${n}_d${d}_lock" $((n * (tpairs + tpairs / 10 + 1) + 1))
         done
         i=$((i + 1))
     done
     b=$(median "t${n}_base")
     for d in 0 64; do
         t=$(median "t${n}_d$d")
-        echo "| threads | $n threads, depth $d | $(calc "$b") | $(calc "$t") | $(calc "$t - $b") | CPU ns/pair/thread | elapsed per pair, all threads: $(calc "$(median "t${n}_base_all")") untraced, $(calc "$(median "t${n}_d${d}_all")") traced |"
+        echo "| threads | $n threads, depth $d | $(calc "$b") | $(calc "$t") | $(calc "$t - $b") | CPU ns/pair/thread | elapsed per pair, all threads: $(calc "$(median "t${n}_base_all")") untraced, $(calc "$(median "t${n}_d${d}_all")") traced; lock contended $(calc "$(median "t${n}_d${d}_lock")" 2) per 1000 pairs |"
     done
 done
 

@@ -6,6 +6,8 @@
  * more threads than cores the wall time per pair grows with THREADS / cores whatever the
  * tracer does, so the CPU time is the figure that shows whether a pair costs more when other
  * threads allocate too (a contended lock spins and bounces its cache line: CPU time).
+ * The lock's contention is in the traced process's exit log at VRAMTRACE_VERBOSE=2 ("stats lock
+ * contended_takes=N"): bench/capture.sh and bench/threads_scaling.sh read it there.
  * Usage: threads [THREADS] [PAIRS]. Output: "threads <n> <median wall ns per pair per thread>
  * <median CPU ns per pair per thread> <elapsed ns per pair, all threads together>". */
 #include "vt_cuda.h"

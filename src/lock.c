@@ -6,8 +6,18 @@
 atomic_int vt_lock_word;
 __thread uint32_t vt_tls_tid __attribute__((tls_model("initial-exec")));
 
+/* Takes that found the lock held: counted here, in the contended path only, so the common path
+ * pays nothing for it (bench/threads_scaling.sh reads it from the verbose exit log). */
+static atomic_ulong contended_takes;
+
+unsigned long vt_lock_contended_takes(void)
+{
+    return atomic_load_explicit(&contended_takes, memory_order_relaxed);
+}
+
 void vt_lock_slow(int self, int c)
 {
+    atomic_fetch_add_explicit(&contended_takes, 1, memory_order_relaxed);
     /* A short spin first: the critical sections are a few hundred instructions. */
     for (int spin = 0; spin < 64 && c != 0; spin++) {
 #if defined(__x86_64__) || defined(__i386__)

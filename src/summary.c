@@ -2,6 +2,7 @@
 /* The exit summary on stderr, beside the OOM report (oom.c): what the process's memory came to,
  * from the figures the core kept (track.c), before any trace is read. */
 #include "vt_internal.h"
+#include "vt_lock.h"
 
 static const char *const series_names[VT_SERIES_COUNT] = {"device", "pinned", "managed",
                                                           "imported"};
@@ -96,6 +97,9 @@ void vt_exit_summary(void)
            (unsigned long long)t.n_allocs, (unsigned long long)t.n_frees,
            (unsigned long long)t.n_failed, (unsigned long long)t.n_unmatched_frees,
            (unsigned long long)t.n_dropped);
+    /* How often a thread found vramtrace's lock held (bench/threads_scaling.sh): at level 2, as
+     * it varies from run to run. */
+    vt_log(2, "stats lock contended_takes=%lu", vt_lock_contended_takes());
     char peak[32], live[32], top[160] = "", pools[128] = "";
     const vt_device_peak_t *p = &held[peak_device];
     vt_fmt_bytes(peak, sizeof peak, p->peak_bytes, 1);

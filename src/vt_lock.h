@@ -33,6 +33,8 @@ static inline uint32_t vt_current_tid(void)
 }
 
 void vt_lock_slow(int self, int c);
+/* How many takes found the lock held, in this process so far. */
+unsigned long vt_lock_contended_takes(void);
 
 /* Inline: the take and the give are on every recorded call. */
 static inline void vt_lock_take(void)
