@@ -163,17 +163,18 @@ static void insert_counted(vt_alloc_t *proto, bool implicit)
         bool freeing = old->space < VT_SERIES_COUNT && old->n_freeing;
         count_out(old);
         vt_writer_free(old->series, old->key, old->space == VT_SPACE_VMM_HANDLE, false, !freeing,
-                       freeing ? (vt_api_t)old->free_api : proto->api);
+                       freeing ? (vt_api_t)old->free_api : proto->api, old->trace_slot);
         vt_table_remove(old);
     }
     if (proto->space != VT_SPACE_VMM_MAP)
         proto->serial = ++next_serial;
-    if (!vt_table_insert(proto)) {
+    vt_alloc_t *a = vt_table_insert(proto);
+    if (!a) {
         totals.n_dropped++;
         return;
     }
-    count_in(proto);
-    vt_writer_alloc(proto, implicit);
+    count_in(a);
+    vt_writer_alloc(a, implicit);
 }
 
 static void fill_proto(vt_alloc_t *a, uint32_t space, int series, int device, uint64_t key,
@@ -274,12 +275,12 @@ void vt_track_free_end(vt_free_t *f, bool ok, vt_api_t api)
         totals.n_frees++;
         if (a) {
             count_out(a);
-            vt_writer_free_at(t_ns, a->series, a->key, false, false, false, api);
+            vt_writer_free_at(t_ns, a->series, a->key, false, false, false, api, a->trace_slot);
             vt_table_remove(a);
         }
     } else {
         totals.n_unmatched_frees++;
-        vt_writer_free_at(t_ns, f->series < 0 ? 0 : f->series, f->key, false, true, false, api);
+        vt_writer_free_at(t_ns, f->series < 0 ? 0 : f->series, f->key, false, true, false, api, 0);
     }
     vt_lock_give();
 }
@@ -395,7 +396,7 @@ static void vmm_maybe_release(vt_alloc_t *a, vt_api_t api)
         vt_table_remove(a); /* counted nowhere: nothing to write */
     } else if (a->refcount == 0 && a->n_mappings == 0) {
         count_out(a);
-        vt_writer_free(a->series, a->key, true, false, false, api);
+        vt_writer_free(a->series, a->key, true, false, false, api, a->trace_slot);
         vt_table_remove(a);
         totals.n_frees++;
     }
@@ -428,7 +429,7 @@ void vt_track_vmm_release_end(vt_free_t *f, bool ok, vt_api_t api)
         }
     } else {
         totals.n_unmatched_frees++;
-        vt_writer_free(VT_SERIES_DEVICE, f->key, true, true, false, api);
+        vt_writer_free(VT_SERIES_DEVICE, f->key, true, true, false, api, 0);
     }
     vt_lock_give();
 }
@@ -468,7 +469,7 @@ static void vmm_unmap_one(vt_alloc_t *m, vt_api_t api)
 {
     if (m->series >= 0) { /* a mapping of an imported handle */
         count_out(m);
-        vt_writer_free(m->series, m->key, false, false, false, api);
+        vt_writer_free(m->series, m->key, false, false, false, api, m->trace_slot);
     }
     vt_alloc_t *h = vt_table_find(VT_SPACE_VMM_HANDLE, m->vmm_handle);
     if (h && h->n_mappings > 0) {
@@ -517,7 +518,7 @@ void vt_track_graph_reserved_at(int device, uint64_t reserved_bytes, vt_api_t ap
     if (!a || a->size_bytes != reserved_bytes) {
         if (a) {
             count_out(a);
-            vt_writer_free(a->series, a->key, false, false, true, api);
+            vt_writer_free(a->series, a->key, false, false, true, api, a->trace_slot);
             vt_table_remove(a);
         }
         if (reserved_bytes) {
@@ -553,7 +554,7 @@ static void drop_owned(bool (*owned)(const vt_alloc_t *a, int device, uint64_t c
              a->space == VT_SERIES_IMPORTED) &&
             a->serial <= serial_before && owned(a, device, ctx)) {
             count_out(a);
-            vt_writer_free(a->series, a->key, false, false, true, api);
+            vt_writer_free(a->series, a->key, false, false, true, api, a->trace_slot);
             vt_table_remove(a);
         }
     }

@@ -286,12 +286,13 @@ typedef struct vt_alloc_s {
         uint64_t vmm_handle; /* VMM mappings: the handle mapped */
         uint64_t serial;     /* the others: which allocation of its key this is (insert order) */
     };
-    uint32_t stack_id; /* the call-site's stack (0: none) */
-    uint16_t api;      /* vt_api_t that made it */
-    uint8_t space;     /* vt_series_t or VT_SPACE_* */
-    int8_t series;     /* the series its bytes count in, or -1 (VMM mappings) */
-    uint8_t category;  /* vt_category_t */
-    uint8_t device;    /* device ordinal (< VT_MAX_DEVICES); 0 for host series */
+    uint32_t stack_id;   /* the call-site's stack (0: none) */
+    uint16_t api;        /* vt_api_t that made it */
+    uint8_t space;       /* vt_series_t or VT_SPACE_* */
+    int8_t series;       /* the series its bytes count in, or -1 (VMM mappings) */
+    uint8_t category;    /* vt_category_t */
+    uint8_t device;      /* device ordinal (< VT_MAX_DEVICES); 0 for host series */
+    uint32_t trace_slot; /* the trace's live slot of its compact ALLOC + 1 (writer.c); 0: none */
 } vt_alloc_t;
 /* The bytes of an entry that hold its fields: what a prototype sets and the table copies. */
 #define VT_ALLOC_FIELD_BYTES sizeof(vt_alloc_t)
@@ -613,11 +614,12 @@ void vt_exit_summary(void); /* the trace closed, then the exit line(s) */
 int vt_take_largest(uint64_t *values, int n, uint64_t *taken);
 
 /* ---- writer.c: the trace file (vt_lock held) ---------------------------------------------- */
-void vt_writer_alloc(const vt_alloc_t *a, bool implicit);
+/* The ALLOC of a live entry, whose trace_slot it sets; a FREE names its entry's trace_slot. */
+void vt_writer_alloc(vt_alloc_t *a, bool implicit);
 void vt_writer_free(int series, uint64_t key, bool handle, bool unmatched, bool implicit,
-                    vt_api_t api);
+                    vt_api_t api, uint32_t trace_slot);
 void vt_writer_free_at(uint64_t t_ns, int series, uint64_t key, bool handle, bool unmatched,
-                       bool implicit, vt_api_t api);
+                       bool implicit, vt_api_t api, uint32_t trace_slot);
 void vt_writer_failed(vt_api_t api, uint64_t requested_bytes, int error, uint32_t stack_id);
 void vt_writer_oom(int device, vt_api_t api, uint64_t requested_bytes, uint32_t stack_id,
                    uint64_t free_bytes, uint64_t total_bytes, const uint64_t live[VT_CAT_COUNT]);

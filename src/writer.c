@@ -58,13 +58,14 @@ static __thread struct {
 
 /* ---- the state of the compact records (format 1.2) ----------------------------------------- */
 
-/* What a reader replays (vt_format.h): the stack cache and the live slots, with a hash index
- * from (series, handle flag, address) to slot so a FREE finds its slot. One anonymous mapping
- * per trace, made when the trace is opened (no allocation per event), its pages touched as they
- * are used. Without it (mmap failed) every event is written in its full form. */
-#define INDEX_BITS 17 /* twice VT_FORMAT_SLOTS: at most half full */
-#define INDEX_SIZE (1u << INDEX_BITS)
-#define NO_SLOT    UINT32_MAX
+/* What a reader replays (vt_format.h): the stack cache and the live slots. A live allocation's
+ * slot is kept in its live entry (vt_alloc_t.trace_slot), so a FREE finds it without a lookup;
+ * the writer keeps which slots are live (a FREE of any other slot is written in full, so the
+ * trace stays valid whatever it is handed) and the released ones. One anonymous mapping per
+ * trace, made when the trace is opened (no allocation per event), its pages touched as they are
+ * used. Without it (mmap failed) every event is written in its full form. */
+#define NO_SLOT   UINT32_MAX
+#define SLOT_LIVE (UINT32_MAX - 1) /* slot_next of a slot in use */
 
 typedef struct cache_entry_s {
     uint64_t address, size_bytes;
@@ -73,10 +74,7 @@ typedef struct cache_entry_s {
 
 typedef struct compact_s {
     cache_entry_t cache[VT_FORMAT_STACK_CACHE];
-    uint64_t slot_key[VT_FORMAT_SLOTS];
-    uint32_t slot_next[VT_FORMAT_SLOTS]; /* released slots: the next one down the stack */
-    uint8_t slot_tag[VT_FORMAT_SLOTS];   /* series | VT_FLAG_HANDLE */
-    uint32_t index[INDEX_SIZE];          /* slot + 1; 0: empty (linear probing) */
+    uint32_t slot_next[VT_FORMAT_SLOTS]; /* released: the next one down the stack; SLOT_LIVE */
     uint32_t n_slots;                    /* slots ever used: the next new one */
     uint32_t free_top;                   /* the last released slot, or NO_SLOT */
 } compact_t;
@@ -91,42 +89,6 @@ static void compact_open(void)
     cw = p == MAP_FAILED ? NULL : p;
     if (cw)
         cw->free_top = NO_SLOT;
-}
-
-static inline uint32_t index_hash(uint64_t key)
-{
-    return (uint32_t)((key * 0x9e3779b97f4a7c15ULL) >> (64 - INDEX_BITS));
-}
-
-/* The index position holding (tag, key), or the empty one where it would go. */
-static inline uint32_t index_probe(uint8_t tag, uint64_t key)
-{
-    uint32_t i = index_hash(key);
-    for (;;) {
-        uint32_t e = cw->index[i];
-        if (!e || (cw->slot_key[e - 1] == key && cw->slot_tag[e - 1] == tag))
-            return i;
-        i = (i + 1) & (INDEX_SIZE - 1);
-    }
-}
-
-/* Empties index position i, moving later entries of its cluster back (no tombstones). */
-static void index_delete(uint32_t i)
-{
-    uint32_t j = i;
-    for (;;) {
-        j = (j + 1) & (INDEX_SIZE - 1);
-        uint32_t e = cw->index[j];
-        if (!e)
-            break;
-        uint32_t home = index_hash(cw->slot_key[e - 1]);
-        /* e may move to i when its home is not in (i, j] (cyclically) */
-        if (i <= j ? (home <= i || home > j) : (home <= i && home > j)) {
-            cw->index[i] = e;
-            i = j;
-        }
-    }
-    cw->index[i] = 0;
 }
 
 /* ---- opening ----------------------------------------------------------------------------- */
@@ -641,9 +603,9 @@ static unsigned put_address(uint8_t *p, uint64_t addr)
 /* ---- the events (vt_lock held) --------------------------------------------------------------- */
 
 /* A compact ALLOC (vt_format.h) when the state allows it: a slot free, the thread known, the
- * size and address codable when the stack cache does not have them, the key not in a slot
- * already. False, having written nothing, otherwise. */
-static inline bool put_compact_alloc(uint8_t *rec, size_t b, uint32_t thread, const vt_alloc_t *a,
+ * size and address codable when the stack cache does not have them; the slot taken goes to
+ * a->trace_slot. False, having written nothing, otherwise. */
+static inline bool put_compact_alloc(uint8_t *rec, size_t b, uint32_t thread, vt_alloc_t *a,
                                      uint8_t flags)
 {
     if (!cw || !thread || (cw->free_top == NO_SLOT && cw->n_slots == VT_FORMAT_SLOTS))
@@ -662,11 +624,6 @@ static inline bool put_compact_alloc(uint8_t *rec, size_t b, uint32_t thread, co
         bits |= VT_ALLOC_C_SAME_ADDRESS;
     else if (!vt_address_code(a->key, w.last_addr, &address_code))
         return false;
-    uint8_t tag = (uint8_t)(flags & (VT_FLAG_SERIES_MASK | VT_FLAG_HANDLE));
-    uint32_t pos = index_probe(tag, a->key);
-    if (cw->index[pos])
-        return false; /* live in a slot already: its free was not seen */
-
     if (thread != w.cur_thread) {
         bits |= VT_ALLOC_C_THREAD;
         b += vt_put_varint(rec + b, thread);
@@ -696,14 +653,13 @@ static inline bool put_compact_alloc(uint8_t *rec, size_t b, uint32_t thread, co
         cw->free_top = cw->slot_next[slot];
     else
         slot = cw->n_slots++;
-    cw->slot_key[slot] = a->key;
-    cw->slot_tag[slot] = tag;
-    cw->index[pos] = slot + 1;
+    cw->slot_next[slot] = SLOT_LIVE;
+    a->trace_slot = slot + 1;
     commit(rec, (vt_record_type_t)(VT_REC_ALLOC_C + bits), b - 1);
     return true;
 }
 
-void vt_writer_alloc(const vt_alloc_t *a, bool implicit)
+void vt_writer_alloc(vt_alloc_t *a, bool implicit)
 {
     size_t b;
     uint32_t thread;
@@ -725,18 +681,13 @@ void vt_writer_alloc(const vt_alloc_t *a, bool implicit)
     commit(rec, VT_REC_ALLOC, b - 1);
 }
 
-/* A compact FREE (vt_format.h) when the key is in a slot and the thread known. False, having
- * written nothing, otherwise. */
-static inline bool put_compact_free(uint8_t *rec, size_t b, uint32_t thread, int series,
-                                    uint64_t key, bool handle, uint8_t flags, vt_api_t api)
+/* A compact FREE (vt_format.h) of the allocation in live slot trace_slot - 1 (0: none) when the
+ * thread is known. False, having written nothing, otherwise. */
+static inline bool put_compact_free(uint8_t *rec, size_t b, uint32_t thread, uint32_t trace_slot,
+                                    uint64_t key, uint8_t flags, vt_api_t api)
 {
-    if (!cw || !thread)
-        return false;
-    uint8_t tag =
-        (uint8_t)(((unsigned)series & VT_FLAG_SERIES_MASK) | (handle ? VT_FLAG_HANDLE : 0));
-    uint32_t pos = index_probe(tag, key);
-    uint32_t e = cw->index[pos];
-    if (!e)
+    uint32_t slot = trace_slot - 1;
+    if (!cw || !thread || !trace_slot || slot >= cw->n_slots || cw->slot_next[slot] != SLOT_LIVE)
         return false;
     unsigned bits = 0;
     if (thread != w.cur_thread) {
@@ -750,9 +701,7 @@ static inline bool put_compact_free(uint8_t *rec, size_t b, uint32_t thread, int
         b += vt_put_varint(rec + b, (uint32_t)api);
         tls_thread.free_api = (uint32_t)api;
     }
-    uint32_t slot = e - 1;
     b += vt_put_varint(rec + b, slot);
-    index_delete(pos);
     cw->slot_next[slot] = cw->free_top;
     cw->free_top = slot;
     w.last_addr = key;
@@ -762,9 +711,10 @@ static inline bool put_compact_free(uint8_t *rec, size_t b, uint32_t thread, int
 
 /* A free of key in series (a VMM handle when handle), unmatched when this process never saw it
  * allocated, implicit when no free call of the program made it (vt_format.h), at t_ns (read
- * before vt_lock, like an allocation's time, so the lock is not held across a clock read). */
+ * before vt_lock, like an allocation's time, so the lock is not held across a clock read);
+ * trace_slot: its entry's (vt_alloc_t.trace_slot; 0: none). */
 void vt_writer_free_at(uint64_t t_ns, int series, uint64_t key, bool handle, bool unmatched,
-                       bool implicit, vt_api_t api)
+                       bool implicit, vt_api_t api, uint32_t trace_slot)
 {
     size_t b;
     uint32_t thread;
@@ -772,7 +722,7 @@ void vt_writer_free_at(uint64_t t_ns, int series, uint64_t key, bool handle, boo
     if (!rec)
         return;
     if (VT_LIKELY(put_compact_free(
-            rec, b, thread, series, key, handle,
+            rec, b, thread, trace_slot, key,
             (uint8_t)((unmatched ? VT_FLAG_UNMATCHED : 0) | (implicit ? VT_FLAG_IMPLICIT : 0)),
             api)))
         return;
@@ -786,9 +736,9 @@ void vt_writer_free_at(uint64_t t_ns, int series, uint64_t key, bool handle, boo
 }
 
 void vt_writer_free(int series, uint64_t key, bool handle, bool unmatched, bool implicit,
-                    vt_api_t api)
+                    vt_api_t api, uint32_t trace_slot)
 {
-    vt_writer_free_at(vt_now_ns(), series, key, handle, unmatched, implicit, api);
+    vt_writer_free_at(vt_now_ns(), series, key, handle, unmatched, implicit, api, trace_slot);
 }
 
 void vt_writer_failed(vt_api_t api, uint64_t requested_bytes, int error, uint32_t stack_id)

@@ -58,6 +58,47 @@ static void want(const want_t *w)
     wants[n_wants++] = *w;
 }
 
+/* The trace slot of each live (series, handle, key) as the writer set it in the entry the test
+ * handed it (vt_alloc_t.trace_slot), for its free: what the live table keeps in the library.
+ * Open addressing with tombstones (slot 0), under wants_lock. */
+#define LIVE_BITS 18
+static struct {
+    bool used;
+    uint8_t tag;
+    uint64_t key;
+    uint32_t slot;
+} live[1u << LIVE_BITS];
+
+static uint32_t live_probe(uint8_t tag, uint64_t key, bool *found)
+{
+    uint32_t i = (uint32_t)((key * 0x9e3779b97f4a7c15ULL) >> (64 - LIVE_BITS)) ^ tag;
+    for (;; i = (i + 1) & ((1u << LIVE_BITS) - 1)) {
+        *found = live[i].used && live[i].key == key && live[i].tag == tag && live[i].slot;
+        if (!live[i].used || *found)
+            return i;
+    }
+}
+
+static void live_set(uint8_t tag, uint64_t key, uint32_t slot)
+{
+    bool found;
+    uint32_t i = live_probe(tag, key, &found);
+    live[i].used = true;
+    live[i].tag = tag;
+    live[i].key = key;
+    live[i].slot = slot;
+}
+
+static uint32_t live_take(uint8_t tag, uint64_t key)
+{
+    bool found;
+    uint32_t i = live_probe(tag, key, &found);
+    uint32_t slot = found ? live[i].slot : 0;
+    if (found)
+        live[i].slot = 0;
+    return slot;
+}
+
 /* Both under vt_lock (the writer's rule), so the order of wants[] is the trace's. */
 static void do_alloc(int series, bool handle, int device, uint64_t key, uint64_t size_bytes,
                      vt_api_t api, uint32_t stack_id, uint8_t category, bool implicit)
@@ -76,6 +117,8 @@ static void do_alloc(int series, bool handle, int device, uint64_t key, uint64_t
     a.category = category;
     a.stack_id = stack_id;
     vt_writer_alloc(&a, implicit);
+    if (a.trace_slot)
+        live_set((uint8_t)(series | (handle ? 4 : 0)), key, a.trace_slot);
     want(&(want_t){VT_REC_ALLOC, (uint8_t)series, handle, implicit, 0, category, (uint32_t)device,
                    api, stack_id, key, size_bytes, a.t_ns, syscall(SYS_gettid)});
     pthread_mutex_unlock(&wants_lock);
@@ -87,7 +130,8 @@ static void do_free(int series, bool handle, uint64_t key, vt_api_t api, bool un
 {
     vt_track_lock();
     pthread_mutex_lock(&wants_lock);
-    vt_writer_free(series, key, handle, unmatched, implicit, api);
+    vt_writer_free(series, key, handle, unmatched, implicit, api,
+                   live_take((uint8_t)(series | (handle ? 4 : 0)), key));
     want(&(want_t){VT_REC_FREE, (uint8_t)series, handle, implicit, unmatched, 0, 0, api, 0, key, 0,
                    0, syscall(SYS_gettid)});
     pthread_mutex_unlock(&wants_lock);
