@@ -1,8 +1,9 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# analyzer.sh [-b BUILD_DIR] [-n EVENTS] [-r RUNS] [-H PAIRS] [-c OTHER_VRAMTRACE] [-P]
-# The analyzer's rate: bench/gen_trace writes a trace of EVENTS allocation and free events in the
-# real format (common/vt_format.h) into a temporary directory, then `vramtrace report FILE`,
+# analyzer.sh [-b BUILD_DIR] [-n EVENTS] [-r RUNS] [-H PAIRS] [-c OTHER_VRAMTRACE] [-P] [-F]
+# The analyzer's rate: bench/gen_trace writes a trace of EVENTS allocation and free events into a
+# temporary directory (recorded by the capture core and written by the real writer: the compact
+# records of every real trace; with -F, full records), then `vramtrace report FILE`,
 # `report --json`, `timeline --csv`, `export --format perfetto` and `export --format csv` are
 # timed on it (the CLI is single-threaded), RUNS times each, output to /dev/null; the best run
 # gives events/s. With GNU time (/usr/bin/time) two more columns: the best run's CPU seconds
@@ -32,9 +33,11 @@
 #                 moves: rows "OTHER report" and "OTHER report --json"
 #   -P            the trace's peak is its last event (gen_trace -P): the call-sites at the peak
 #                 cannot come from a short replay
+#   -F            the trace in full records (gen_trace -F: format 1.1's ALLOC and FREE, every
+#                 field, 11 bytes an event instead of 5)
 set -eu
-build=build events=50000000 runs=3 hpairs=1000000 other= peak_last=
-while getopts b:n:r:H:c:P opt; do
+build=build events=50000000 runs=3 hpairs=1000000 other= peak_last= full=
+while getopts b:n:r:H:c:PF opt; do
     case $opt in
     b) build=$OPTARG ;;
     n) events=$OPTARG ;;
@@ -42,7 +45,8 @@ while getopts b:n:r:H:c:P opt; do
     H) hpairs=$OPTARG ;;
     c) other=$OPTARG ;;
     P) peak_last=-P ;;
-    *) echo "usage: $0 [-b BUILD_DIR] [-n EVENTS] [-r RUNS] [-H PAIRS] [-c OTHER_VRAMTRACE] [-P]" >&2; exit 2 ;;
+    F) full=-F ;;
+    *) echo "usage: $0 [-b BUILD_DIR] [-n EVENTS] [-r RUNS] [-H PAIRS] [-c OTHER_VRAMTRACE] [-P] [-F]" >&2; exit 2 ;;
     esac
 done
 gen=$build/bench/gen_trace
@@ -107,7 +111,7 @@ row() { # row LABEL EVENTS BYTES SECONDS [RSS_MIB [CPU_SECONDS]]
 }
 
 t0=$(now)
-"$gen" -n "$events" $peak_last "$tmp/t.vtr" >"$tmp/gen"
+"$gen" -n "$events" $peak_last $full "$tmp/t.vtr" >"$tmp/gen"
 t1=$(now)
 bytes=$(stat -c %s "$tmp/t.vtr")
 echo "# $(cat "$tmp/gen") in $(echo "$t0 $t1" | awk '{ printf "%.1f", $2 - $1 }') s"
