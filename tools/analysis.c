@@ -228,14 +228,18 @@ static inline void account_remove(vt_analysis_t *a, const vt_live_t *e)
     a->live_bytes[e->series] = vt_sat_u128(a->live_exact[e->series]);
 }
 
-/* An ALLOC (with its category already decided) into the live set and the totals; old (NULL:
- * not wanted) gets a copy of the entry it replaces, if any. Returns 0, or -1 when out of memory
- * (the reader is failed, naming the record at offset). */
-static inline int apply_alloc(vt_analysis_t *a, vt_reader_t *r, uint8_t series, uint8_t handle,
-                              uint8_t category, bool implicit, uint32_t device, uint32_t api,
-                              uint32_t stack_id, uint64_t address, uint64_t size_bytes,
-                              uint64_t t_ns, uint64_t offset, vt_live_t *old)
+/* The ALLOC f (its series, VT_FLAG_HANDLE and VT_FLAG_IMPLICIT in f->flags; its category already
+ * decided) into the live set and the totals; old (NULL: not wanted) gets a copy of the entry it
+ * replaces, if any. Returns 0, or -1 when out of memory (the reader is failed, naming the record
+ * at offset). The record by pointer: the fast path's call passes 6 arguments, not 14. */
+static int apply_alloc(vt_analysis_t *a, vt_reader_t *r, const fast_rec_t *f, uint8_t category,
+                       uint64_t offset, vt_live_t *old)
 {
+    uint8_t series = f->flags & VT_FLAG_SERIES_MASK;
+    uint8_t handle = (f->flags & VT_FLAG_HANDLE) != 0;
+    bool implicit = (f->flags & VT_FLAG_IMPLICIT) != 0;
+    uint32_t device = f->device, api = f->api;
+    uint64_t address = f->address, size_bytes = f->size_bytes;
     /* Totals count the program's calls; implicit entries only move memory. */
     if (!implicit)
         a->n_allocs++;
@@ -260,7 +264,7 @@ static inline int apply_alloc(vt_analysis_t *a, vt_reader_t *r, uint8_t series, 
         slot->address = address;
         slot->size_bytes = size_bytes;
         slot->device = device;
-        slot->stack_id = stack_id;
+        slot->stack_id = f->stack_id;
         slot->series = series;
         slot->handle = handle;
         slot->category = category;
@@ -272,7 +276,7 @@ static inline int apply_alloc(vt_analysis_t *a, vt_reader_t *r, uint8_t series, 
         vt_live_t e = {.address = address,
                        .size_bytes = size_bytes,
                        .device = device,
-                       .stack_id = stack_id,
+                       .stack_id = f->stack_id,
                        .series = series,
                        .handle = handle,
                        .category = category,
@@ -281,7 +285,7 @@ static inline int apply_alloc(vt_analysis_t *a, vt_reader_t *r, uint8_t series, 
         if (live_insert(a, &e) != 0)
             return vt_reader_fail(r, "'%s': out of memory at byte %" PRIu64, r->path, offset);
     }
-    account_add(a, r, d, series, category, pooled, size_bytes, t_ns);
+    account_add(a, r, d, series, category, pooled, size_bytes, f->t_ns);
     return 0;
 }
 
@@ -448,10 +452,16 @@ int vt_analysis_apply_seen(vt_analysis_t *a, vt_reader_t *r, const vt_event_t *e
             ev->u.alloc.category < VT_CAT_COUNT ? ev->u.alloc.category : VT_CAT_UNKNOWN;
         if (recategorized >= 0)
             category = recategorized < VT_CAT_COUNT ? (uint8_t)recategorized : VT_CAT_UNKNOWN;
-        return apply_alloc(a, r, ev->u.alloc.series, ev->u.alloc.handle, category,
-                           ev->u.alloc.implicit, ev->u.alloc.device, ev->u.alloc.api,
-                           ev->u.alloc.stack_id, ev->u.alloc.address, ev->u.alloc.size_bytes,
-                           ev->t_ns, ev->offset, old);
+        fast_rec_t f = {ev->t_ns,
+                        ev->u.alloc.address,
+                        ev->u.alloc.size_bytes,
+                        ev->u.alloc.thread,
+                        ev->u.alloc.device,
+                        ev->u.alloc.api,
+                        ev->u.alloc.stack_id,
+                        (uint8_t)(ev->u.alloc.series | (ev->u.alloc.handle ? VT_FLAG_HANDLE : 0) |
+                                  (ev->u.alloc.implicit ? VT_FLAG_IMPLICIT : 0))};
+        return apply_alloc(a, r, &f, category, ev->offset, old);
     }
     case VT_REC_FREE:
         apply_free(a, ev->u.free.series, ev->u.free.handle, ev->u.free.implicit,
@@ -530,19 +540,16 @@ static inline __attribute__((always_inline)) int apply_fast(vt_analysis_t *a, vt
                                                             unsigned t, const fast_rec_t *f,
                                                             size_t start, vt_live_t *old)
 {
-    uint8_t series = f->flags & VT_FLAG_SERIES_MASK;
-    uint8_t handle = (f->flags & VT_FLAG_HANDLE) != 0;
-    bool implicit = (f->flags & VT_FLAG_IMPLICIT) != 0;
     if (t == VT_REC_FREE) {
-        apply_free(a, series, handle, implicit, (f->flags & VT_FLAG_UNMATCHED) != 0, f->address,
-                   old);
+        apply_free(a, f->flags & VT_FLAG_SERIES_MASK, (f->flags & VT_FLAG_HANDLE) != 0,
+                   (f->flags & VT_FLAG_IMPLICIT) != 0, (f->flags & VT_FLAG_UNMATCHED) != 0,
+                   f->address, old);
         return 0;
     }
     uint8_t category = VT_FLAG_CATEGORY(f->flags);
     if (category >= VT_CAT_COUNT)
         category = VT_CAT_UNKNOWN;
-    return apply_alloc(a, r, series, handle, category, implicit, f->device, f->api, f->stack_id,
-                       f->address, f->size_bytes, f->t_ns, start, old);
+    return apply_alloc(a, r, f, category, start, old);
 }
 
 int vt_analysis_next(vt_reader_t *r, vt_analysis_t *a, vt_event_t *ev, vt_live_t *old)
@@ -574,10 +581,26 @@ int vt_analyze(vt_reader_t *r, vt_analysis_t *a, uint64_t stop_after)
 static int analyze(vt_reader_t *r, vt_analysis_t *a, uint64_t stop_after, bool until, uint64_t t_ns)
 {
     vt_event_t ev;
+    /* Records starting below fast_end have the fast path's bytes after them; the reader's size,
+     * the hook and (while the loop runs: a read or apply that fails or ends it breaks out) its
+     * state do not change, so the loop tests one bound per record, not four fields. */
+    size_t fast_end = a->recategorize || r->state || r->size <= FAST_RECORD_BYTES
+                          ? 0
+                          : r->size - FAST_RECORD_BYTES;
     while (r->n_records < stop_after) {
         fast_rec_t f;
         size_t start = r->pos;
-        unsigned t = fast_next(a, r, &f);
+        if (start >= r->mapped && start < r->size)
+            vt_reader_populate(r);
+        unsigned t = 0;
+        if (start < fast_end) {
+            unsigned type = r->map[start];
+            if (is_compact(r, type))
+                t = fast_compact(r, start, type, &f);
+            else if ((type == VT_REC_ALLOC || type == VT_REC_FREE) &&
+                     fast_record(r, start, type, &f))
+                t = type;
+        }
         if (t) {
             if (until && f.t_ns > t_ns)
                 break;

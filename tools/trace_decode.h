@@ -202,7 +202,7 @@ static inline __attribute__((always_inline)) int compact_apply(vt_reader_t *r, u
 
 /* A varint at p, which has at least 10 readable bytes: no bounds check. Returns the byte after
  * it, or NULL for a varint of more than 64 bits (the slow path then says so). */
-static inline const uint8_t *fast_u(const uint8_t *p, uint64_t *v)
+static inline __attribute__((always_inline)) const uint8_t *fast_u(const uint8_t *p, uint64_t *v)
 {
     if (p[0] < 0x80) {
         *v = p[0];
@@ -285,45 +285,59 @@ static inline __attribute__((always_inline)) int fast_record(vt_reader_t *r, siz
 /* The compact record t at start, which has more than FAST_RECORD_BYTES bytes after it in the
  * file, into *f as fast_record does. Returns VT_REC_ALLOC or VT_REC_FREE, the type of the event,
  * or 0 without changing anything when the record is not plainly valid (decode_compact then reads
- * it again and gives the error) or a table must grow. */
+ * it again and gives the error) or a table must grow. The fields are read into scalars and the
+ * record applied with its type known where it can be: the common FREE (the current thread, its
+ * api: type VT_REC_FREE_C alone) with a constant type, so compact_apply keeps only its own case;
+ * nothing is cleared first, each field is set where it is read or known absent. */
 static inline __attribute__((always_inline)) unsigned fast_compact(vt_reader_t *r, size_t start,
                                                                    unsigned t, fast_rec_t *f)
 {
     const uint8_t *p = r->map + start + 1;
-    compact_fields_t x = {0};
-    if (!(p = fast_u(p, &x.dt)))
+    uint64_t dt, thread = 0, device = 0, api = 0, stack = 0, size_code = 0, address_code = 0, slot;
+    uint8_t flags = 0;
+    if (!(p = fast_u(p, &dt)))
         return 0;
+    if (t == VT_REC_FREE_C) {
+        if (!(p = fast_u(p, &slot)))
+            return 0;
+        compact_fields_t x = {dt, 0, 0, 0, 0, 0, 0, slot, 0};
+        if (compact_apply(r, VT_REC_FREE_C, &x, f, NULL, false) != 1)
+            return 0;
+        r->pos = (size_t)(p - r->map);
+        r->n_records++;
+        return VT_REC_FREE;
+    }
     if (t <= VT_REC_ALLOC_C_LAST) {
         unsigned bits = t - VT_REC_ALLOC_C;
         if (__builtin_expect((bits & (VT_ALLOC_C_THREAD | VT_ALLOC_C_CONTEXT)) != 0, 0)) {
-            if ((bits & VT_ALLOC_C_THREAD) && !(p = fast_u(p, &x.thread)))
+            if ((bits & VT_ALLOC_C_THREAD) && !(p = fast_u(p, &thread)))
                 return 0;
             if ((bits & VT_ALLOC_C_CONTEXT) &&
-                (!(p = fast_u(p, &x.device)) || !(p = fast_u(p, &x.api))))
+                (!(p = fast_u(p, &device)) || !(p = fast_u(p, &api))))
                 return 0;
         }
-        if (!(p = fast_u(p, &x.stack)))
+        if (!(p = fast_u(p, &stack)))
             return 0;
         if (!(bits & VT_ALLOC_C_SAME_FLAGS))
-            x.flags = *p++;
-        if (!(bits & VT_ALLOC_C_SAME_SIZE) && !(p = fast_u(p, &x.size_code)))
+            flags = *p++;
+        if (!(bits & VT_ALLOC_C_SAME_SIZE) && !(p = fast_u(p, &size_code)))
             return 0;
-        if (!(bits & VT_ALLOC_C_SAME_ADDRESS) && !(p = fast_u(p, &x.address_code)))
+        if (!(bits & VT_ALLOC_C_SAME_ADDRESS) && !(p = fast_u(p, &address_code)))
             return 0;
+        slot = 0;
     } else {
         unsigned bits = t - VT_REC_FREE_C;
-        if (__builtin_expect(bits != 0, 0)) {
-            if ((bits & VT_FREE_C_THREAD) && !(p = fast_u(p, &x.thread)))
+        if ((bits & VT_FREE_C_THREAD) && !(p = fast_u(p, &thread)))
+            return 0;
+        if (bits & VT_FREE_C_EXPLICIT) {
+            flags = *p++;
+            if (!(p = fast_u(p, &api)))
                 return 0;
-            if (bits & VT_FREE_C_EXPLICIT) {
-                x.flags = *p++;
-                if (!(p = fast_u(p, &x.api)))
-                    return 0;
-            }
         }
-        if (!(p = fast_u(p, &x.slot)))
+        if (!(p = fast_u(p, &slot)))
             return 0;
     }
+    compact_fields_t x = {dt, thread, device, api, stack, size_code, address_code, slot, flags};
     if (compact_apply(r, t, &x, f, NULL, false) != 1)
         return 0;
     r->pos = (size_t)(p - r->map);
