@@ -17,6 +17,8 @@
 # Side by side, the baselines:
 #   - the I/O floor: `cat FILE >/dev/null` and `wc -l FILE` on the same file, page cache warm
 #     (`wc -l`, not `wc -c`: GNU wc -c of a regular file takes its size from fstat, reads nothing);
+#   - the decoding floor: bench/read_trace, the reader alone (every record decoded, nothing
+#     applied), the part of `report` that is not the analysis;
 #   - the output floor: each line-per-event output (timeline --csv, export csv and perfetto) is
 #     written once to a file, and `cat` of it to /dev/null is timed: what moving that many bytes
 #     through a pipe-less write costs, without producing them;
@@ -51,7 +53,8 @@ while getopts b:n:r:H:c:PF opt; do
 done
 gen=$build/bench/gen_trace
 vt=$build/tools/vramtrace
-for f in "$gen" "$vt" ${other:+"$other"}; do
+reader=$build/bench/read_trace
+for f in "$gen" "$vt" "$reader" ${other:+"$other"}; do
     [ -x "$f" ] || { echo "analyzer.sh: '$f' not found: build first (cmake --build $build)" >&2; exit 1; }
 done
 tmp=$(mktemp -d)
@@ -125,6 +128,7 @@ done
 
 timed t_cat sh -c 'cat "$1" >/dev/null' sh "$tmp/t.vtr"
 timed t_wc wc -l "$tmp/t.vtr"
+"$reader" "$tmp/t.vtr" >/dev/null || { echo "analyzer.sh: $reader could not read the trace" >&2; exit 1; }
 # The output floors: each output once into a file, then cat of it (the file is removed after).
 for out in csv:"timeline --csv" ecsv:"export --format csv -o -" perfetto:"export --format perfetto -o -"; do
     name=${out%%:*}
@@ -139,6 +143,7 @@ i=0
 while [ "$i" -lt "$runs" ]; do
     for v in t ${other:+o}; do
         if [ "$v" = t ]; then bin=$vt; else bin=$other; fi
+        [ "$v" = o ] || once t_read "$reader" "$tmp/t.vtr"
         once "${v}_report" "$bin" report "$tmp/t.vtr"
         once "${v}_json" "$bin" report --json "$tmp/t.vtr"
         once "${v}_csv" "$bin" timeline --csv "$tmp/t.vtr"
@@ -151,6 +156,8 @@ printf '%-30s %12s %10s %9s %10s %9s %9s %7s %10s\n' command events MiB seconds 
     RSS_MiB CPU_s Mev/CPU_s
 row "cat FILE >/dev/null" "$events" "$bytes" "$(best "$tmp/t_cat")" - "$(cpu t_cat)"
 row "wc -l FILE" "$events" "$bytes" "$(best "$tmp/t_wc")" - "$(cpu t_wc)"
+row "decode only (read_trace)" "$events" "$bytes" "$(best "$tmp/t_read")" "$(rss t_read)" \
+    "$(cpu t_read)"
 # The floors' MiB column is the output's size; their events are the trace's.
 for f in csv:"timeline --csv" ecsv:"export csv" perfetto:"export perfetto"; do
     name=${f%%:*}

@@ -587,6 +587,7 @@ static int analyze(vt_reader_t *r, vt_analysis_t *a, uint64_t stop_after, bool u
     size_t fast_end = a->recategorize || r->state || r->size <= FAST_RECORD_BYTES
                           ? 0
                           : r->size - FAST_RECORD_BYTES;
+    const bool compact = r->compact; /* set by the preamble */
     while (r->n_records < stop_after) {
         fast_rec_t f;
         size_t start = r->pos;
@@ -595,7 +596,7 @@ static int analyze(vt_reader_t *r, vt_analysis_t *a, uint64_t stop_after, bool u
         unsigned t = 0;
         if (start < fast_end) {
             unsigned type = r->map[start];
-            if (is_compact(r, type))
+            if (compact && type - VT_REC_ALLOC_C <= (unsigned)(VT_REC_FREE_C_LAST - VT_REC_ALLOC_C))
                 t = fast_compact(r, start, type, &f);
             else if ((type == VT_REC_ALLOC || type == VT_REC_FREE) &&
                      fast_record(r, start, type, &f))

@@ -2,7 +2,10 @@
 /* The streaming commands' loop (vt_analysis_next: its own fast decoder, one probe of the live
  * set) against the reader and the analysis record by record (vt_reader_next, vt_analysis_find,
  * vt_analysis_apply): the same events, the same entry freed or replaced, the same end of the
- * reader, the same totals and peaks. Header-only, for the unit tests and the fuzz harness. */
+ * reader, the same totals and peaks. And the reports' loop (vt_analyze_keeping_peaks: the fast
+ * decoder inlined, no event) against the same record-by-record result: the same end of the
+ * reader, the same totals, peaks and live set. Header-only, for the unit tests and the fuzz
+ * harness. */
 #ifndef VT_STREAM_AGREE_H
 #define VT_STREAM_AGREE_H
 #include <string.h>
@@ -78,6 +81,40 @@ static const char *stream_disagreement(const char *path)
             memcmp(x->live_by_category, y->live_by_category, sizeof(x->live_by_category)) != 0)
             why = "a device's peak";
     }
+    /* The reports' loop, on a third reader, against the record-by-record result a1. */
+    vt_reader_t r3;
+    vt_analysis_t a3;
+    memset(&a3, 0, sizeof(a3));
+    int open3 = !why && open1 == 0 ? vt_reader_open(&r3, path) : 1;
+    if (open3 == 0) {
+        int rc = vt_analyze_keeping_peaks(&r3, &a3, NULL, NULL);
+        if (rc != (r1.state < 0 ? -1 : 0) || r1.state != r3.state || r1.n_records != r3.n_records ||
+            strcmp(r1.err, r3.err) != 0)
+            why = "the analysis loop's end";
+        else if (a1.n_allocs != a3.n_allocs || a1.n_frees != a3.n_frees || a1.n_live != a3.n_live ||
+                 a1.n_unmatched_frees != a3.n_unmatched_frees || a1.n_devices != a3.n_devices ||
+                 a1.cap_live != a3.cap_live ||
+                 memcmp(a1.live_bytes, a3.live_bytes, sizeof(a1.live_bytes)) != 0 ||
+                 memcmp(a1.peak_bytes, a3.peak_bytes, sizeof(a1.peak_bytes)) != 0 ||
+                 memcmp(a1.peak_t_ns, a3.peak_t_ns, sizeof(a1.peak_t_ns)) != 0)
+            why = "the analysis loop's totals";
+        for (uint32_t d = 0; !why && d < a1.n_devices; d++) {
+            const vt_device_stats_t *x = &a1.devices[d], *y = &a3.devices[d];
+            if (x->device != y->device || x->peak_bytes != y->peak_bytes ||
+                x->peak_t_ns != y->peak_t_ns || x->peak_record != y->peak_record ||
+                x->tensors_peak_bytes != y->tensors_peak_bytes ||
+                memcmp(x->live_by_category, y->live_by_category, sizeof(x->live_by_category)) ||
+                memcmp(x->peak_by_category, y->peak_by_category, sizeof(x->peak_by_category)) ||
+                memcmp(x->cat_peak_bytes, y->cat_peak_bytes, sizeof(x->cat_peak_bytes)))
+                why = "the analysis loop's peak of a device";
+        }
+        for (size_t i = 0; !why && i < a1.cap_live; i++)
+            if (!stream_same_entry(&a1.live[i], &a3.live[i]))
+                why = "the analysis loop's live set";
+    }
+    if (open3 <= 0)
+        vt_reader_release(&r3);
+    vt_analysis_release(&a3);
     vt_analysis_release(&a1);
     vt_analysis_release(&a2);
     vt_reader_release(&r1);
