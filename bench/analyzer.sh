@@ -17,8 +17,9 @@
 # Side by side, the baselines:
 #   - the I/O floor: `cat FILE >/dev/null` and `wc -l FILE` on the same file, page cache warm
 #     (`wc -l`, not `wc -c`: GNU wc -c of a regular file takes its size from fstat, reads nothing);
-#   - the decoding floor: bench/read_trace, the reader alone (every record decoded, nothing
-#     applied), the part of `report` that is not the analysis;
+#   - the decoding floors, nothing applied: bench/read_trace -f, the fast path as report's loop
+#     inlines it (report's own decoding: the rest of report is the analysis), and bench/read_trace,
+#     the reader with an event handed out per record (as the streaming commands read);
 #   - the output floor: each line-per-event output (timeline --csv, export csv and perfetto) is
 #     written once to a file, and `cat` of it to /dev/null is timed: what moving that many bytes
 #     through a pipe-less write costs, without producing them;
@@ -143,6 +144,7 @@ i=0
 while [ "$i" -lt "$runs" ]; do
     for v in t ${other:+o}; do
         if [ "$v" = t ]; then bin=$vt; else bin=$other; fi
+        [ "$v" = o ] || once t_readf "$reader" -f "$tmp/t.vtr"
         [ "$v" = o ] || once t_read "$reader" "$tmp/t.vtr"
         once "${v}_report" "$bin" report "$tmp/t.vtr"
         once "${v}_json" "$bin" report --json "$tmp/t.vtr"
@@ -156,7 +158,9 @@ printf '%-30s %12s %10s %9s %10s %9s %9s %7s %10s\n' command events MiB seconds 
     RSS_MiB CPU_s Mev/CPU_s
 row "cat FILE >/dev/null" "$events" "$bytes" "$(best "$tmp/t_cat")" - "$(cpu t_cat)"
 row "wc -l FILE" "$events" "$bytes" "$(best "$tmp/t_wc")" - "$(cpu t_wc)"
-row "decode only (read_trace)" "$events" "$bytes" "$(best "$tmp/t_read")" "$(rss t_read)" \
+row "decode only (read_trace -f)" "$events" "$bytes" "$(best "$tmp/t_readf")" "$(rss t_readf)" \
+    "$(cpu t_readf)"
+row "decode + events (read_trace)" "$events" "$bytes" "$(best "$tmp/t_read")" "$(rss t_read)" \
     "$(cpu t_read)"
 # The floors' MiB column is the output's size; their events are the trace's.
 for f in csv:"timeline --csv" ecsv:"export csv" perfetto:"export perfetto"; do

@@ -3,7 +3,8 @@
  * cursor of the slow path, the compact records' state machine, and the fast path that decodes
  * an ALLOC or FREE away from the end of the file without a bounds check per byte. The analysis
  * loop inlines the fast path to take ALLOCs and FREEs straight into the live set without a
- * vt_event_t (docs/performance.md, "Analyzer rate"); nothing else includes this header. */
+ * vt_event_t (docs/performance.md, "Analyzer rate"); bench/read_trace -f times that path alone.
+ * Nothing else includes this header. */
 #ifndef VT_TRACE_DECODE_H
 #define VT_TRACE_DECODE_H
 #include <inttypes.h>
