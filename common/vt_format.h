@@ -44,6 +44,9 @@
  *   - live slots: every compact ALLOC takes a slot, the most recently released one first (a
  *     stack), else the lowest never used (at most VT_FORMAT_SLOTS); a compact FREE names its
  *     allocation by slot (series, handle flag and address come from there) and releases it.
+ *     Format 1.6: the live slots are also ordered by when their ALLOC came, and a compact FREE
+ *     with VT_FREE_C_NEWEST frees the newest without naming it (a caching allocator frees
+ *     mostly in reverse order: three frees in four on the PyTorch-like mix).
  * The address chain and the time chain are shared by every form. */
 #ifndef VT_FORMAT_H
 #define VT_FORMAT_H
@@ -53,7 +56,7 @@
 #define VT_FORMAT_MAGIC          "VRAMTRC"
 #define VT_FORMAT_MAGIC_BYTES    8
 #define VT_FORMAT_MAJOR          1
-#define VT_FORMAT_MINOR          5
+#define VT_FORMAT_MINOR          6
 #define VT_FORMAT_PREAMBLE_BYTES 16
 #define VT_FORMAT_CHUNK_BYTES    (1u << 20) /* records never straddle these boundaries */
 
@@ -118,14 +121,16 @@ typedef enum vt_record_type_e {
     VT_REC_ALLOC_C = 17,
     VT_REC_ALLOC_C_LAST = 48,
     /* Format 1.2, compact FREE: type VT_REC_FREE_C + bits (VT_FREE_C_*), body
-     *   varint dt_ns · [THREAD: varint thread] · [EXPLICIT: u8 flags · varint api] · varint slot
-     * The slot must be live; its allocation is freed (series, handle flag and address from it)
-     * and the slot released. flags holds only VT_FLAG_UNMATCHED and VT_FLAG_IMPLICIT (0 without
+     *   varint dt_ns · [THREAD: varint thread] · [EXPLICIT: u8 flags · varint api] ·
+     *   [unless NEWEST: varint slot]
+     * The slot must be live (with NEWEST, format 1.6: the live slot whose ALLOC came last, and
+     * there must be one); its allocation is freed (series, handle flag and address from it) and
+     * the slot released. flags holds only VT_FLAG_UNMATCHED and VT_FLAG_IMPLICIT (0 without
      * EXPLICIT); the api is the thread's FREE api unless EXPLICIT gives it (it becomes the
      * thread's). */
     VT_REC_FREE_C = 49,
-    VT_REC_FREE_C_LAST = 52,
-    /* 53..62: reserved */
+    VT_REC_FREE_C_LAST = 56,
+    /* 57..62: reserved */
     /* no body: continue at the next multiple of VT_FORMAT_CHUNK_BYTES */
     VT_REC_SKIP = 63,
     VT_REC_FIRST_EXTENSION = 64,
@@ -189,6 +194,7 @@ typedef enum vt_record_type_e {
 #define VT_ALLOC_C_CONTEXT      0x10u
 #define VT_FREE_C_THREAD        0x01u
 #define VT_FREE_C_EXPLICIT      0x02u
+#define VT_FREE_C_NEWEST        0x04u
 #define VT_FREE_C_FLAGS         (VT_FLAG_UNMATCHED | VT_FLAG_IMPLICIT) /* the flags it may carry */
 
 /* The state of the compact records (format 1.2): stack cache entries, live slots. */

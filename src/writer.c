@@ -61,7 +61,8 @@ static __thread struct {
 /* What a reader replays (vt_format.h): the stack cache and the live slots. A live allocation's
  * slot is kept in its live entry (vt_alloc_t.trace_slot), so a FREE finds it without a lookup;
  * the writer keeps which slots are live (a FREE of any other slot is written in full, so the
- * trace stays valid whatever it is handed) and the released ones. One anonymous mapping per
+ * trace stays valid whatever it is handed), the released ones, and the live ones in the order of
+ * their ALLOCs (a list both ways), so that a FREE of the newest says so instead of its slot. One anonymous mapping per
  * trace, made when the trace is opened (no allocation per event), its pages touched as they are
  * used. Without it (mmap failed) every event is written in its full form. */
 #define NO_SLOT   UINT32_MAX
@@ -75,8 +76,11 @@ typedef struct cache_entry_s {
 typedef struct compact_s {
     cache_entry_t cache[VT_FORMAT_STACK_CACHE];
     uint32_t slot_next[VT_FORMAT_SLOTS]; /* released: the next one down the stack; SLOT_LIVE */
+    uint32_t older[VT_FORMAT_SLOTS];     /* live: the live slot allocated before it, or NO_SLOT */
+    uint32_t newer[VT_FORMAT_SLOTS];     /* live: the one allocated after it, or NO_SLOT */
     uint32_t n_slots;                    /* slots ever used: the next new one */
     uint32_t free_top;                   /* the last released slot, or NO_SLOT */
+    uint32_t newest;                     /* the live slot allocated last, or NO_SLOT */
 } compact_t;
 
 static compact_t *cw;
@@ -88,7 +92,7 @@ static void compact_open(void)
     void *p = mmap(NULL, sizeof *cw, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     cw = p == MAP_FAILED ? NULL : p;
     if (cw)
-        cw->free_top = NO_SLOT;
+        cw->free_top = cw->newest = NO_SLOT;
 }
 
 /* ---- opening ----------------------------------------------------------------------------- */
@@ -654,6 +658,11 @@ static inline bool put_compact_alloc(uint8_t *rec, size_t b, uint32_t thread, vt
     else
         slot = cw->n_slots++;
     cw->slot_next[slot] = SLOT_LIVE;
+    cw->older[slot] = cw->newest;
+    cw->newer[slot] = NO_SLOT;
+    if (cw->newest != NO_SLOT)
+        cw->newer[cw->newest] = slot;
+    cw->newest = slot;
     a->trace_slot = slot + 1;
     commit(rec, (vt_record_type_t)(VT_REC_ALLOC_C + bits), b - 1);
     return true;
@@ -701,7 +710,17 @@ static inline bool put_compact_free(uint8_t *rec, size_t b, uint32_t thread, uin
         b += vt_put_varint(rec + b, (uint32_t)api);
         tls_thread.free_api = (uint32_t)api;
     }
-    b += vt_put_varint(rec + b, slot);
+    uint32_t older = cw->older[slot], newer = cw->newer[slot];
+    if (slot == cw->newest)
+        bits |= VT_FREE_C_NEWEST;
+    else
+        b += vt_put_varint(rec + b, slot);
+    if (older != NO_SLOT)
+        cw->newer[older] = newer;
+    if (newer != NO_SLOT)
+        cw->older[newer] = older;
+    else
+        cw->newest = older;
     cw->slot_next[slot] = cw->free_top;
     cw->free_top = slot;
     w.last_addr = key;

@@ -149,8 +149,16 @@ static inline __attribute__((always_inline)) int compact_apply(vt_reader_t *r, u
             e->size_bytes = vt_size_decode(x->size_code);
         if (!(bits & VT_ALLOC_C_SAME_ADDRESS))
             e->address = vt_address_decode(x->address_code, r->address);
-        r->slots[slot] = (vt_trace_slot_t){
-            e->address, NO_SLOT, (uint8_t)(e->flags & (VT_FLAG_SERIES_MASK | VT_FLAG_HANDLE)), 1};
+        r->slots[slot] =
+            (vt_trace_slot_t){e->address,
+                              NO_SLOT,
+                              r->newest,
+                              NO_SLOT,
+                              (uint8_t)(e->flags & (VT_FLAG_SERIES_MASK | VT_FLAG_HANDLE)),
+                              1};
+        if (r->newest != NO_SLOT)
+            r->slots[r->newest].newer = slot;
+        r->newest = slot;
         f->address = e->address;
         f->size_bytes = e->size_bytes;
         f->flags = e->flags;
@@ -168,15 +176,26 @@ static inline __attribute__((always_inline)) int compact_apply(vt_reader_t *r, u
             }
             return 0;
         }
-        if (x->slot >= r->n_slots || !r->slots[x->slot].live) {
-            if (c)
-                vt_cur_corrupt(c, "slot %" PRIu64 " is not live", x->slot);
+        uint64_t named = bits & VT_FREE_C_NEWEST ? r->newest : x->slot;
+        if (named >= r->n_slots || !r->slots[named].live) {
+            if (c) {
+                if (bits & VT_FREE_C_NEWEST)
+                    vt_cur_corrupt(c, "no live slot to free");
+                else
+                    vt_cur_corrupt(c, "slot %" PRIu64 " is not live", x->slot);
+            }
             return 0;
         }
-        slot = (uint32_t)x->slot;
+        slot = (uint32_t)named;
         vt_trace_slot_t *s = &r->slots[slot];
         if (explicit)
             ctx->free_api = (uint32_t)x->api;
+        if (s->older != NO_SLOT)
+            r->slots[s->older].newer = s->newer;
+        if (s->newer != NO_SLOT)
+            r->slots[s->newer].older = s->older;
+        else
+            r->newest = s->older;
         s->live = 0;
         s->next = r->free_top;
         r->free_top = slot;
@@ -298,6 +317,14 @@ static inline __attribute__((always_inline)) unsigned fast_compact(vt_reader_t *
     uint8_t flags = 0;
     if (!(p = fast_u(p, &dt)))
         return 0;
+    if (t == VT_REC_FREE_C + VT_FREE_C_NEWEST) {
+        compact_fields_t x = {dt, 0, 0, 0, 0, 0, 0, 0, 0};
+        if (compact_apply(r, VT_REC_FREE_C + VT_FREE_C_NEWEST, &x, f, NULL, false) != 1)
+            return 0;
+        r->pos = (size_t)(p - r->map);
+        r->n_records++;
+        return VT_REC_FREE;
+    }
     if (t == VT_REC_FREE_C) {
         if (!(p = fast_u(p, &slot)))
             return 0;
@@ -335,7 +362,8 @@ static inline __attribute__((always_inline)) unsigned fast_compact(vt_reader_t *
             if (!(p = fast_u(p, &api)))
                 return 0;
         }
-        if (!(p = fast_u(p, &slot)))
+        slot = 0;
+        if (!(bits & VT_FREE_C_NEWEST) && !(p = fast_u(p, &slot)))
             return 0;
     }
     compact_fields_t x = {dt, thread, device, api, stack, size_code, address_code, slot, flags};

@@ -161,7 +161,7 @@ int vt_reader_open(vt_reader_t *r, const char *path)
     if (r->minor >= 2) {
         /* Compact records: their state starts empty (vt_format.h). */
         r->compact = true;
-        r->free_top = UINT32_MAX;
+        r->free_top = r->newest = UINT32_MAX;
         r->cache = calloc(VT_FORMAT_STACK_CACHE, sizeof(*r->cache));
         r->contexts = calloc(64, sizeof(*r->contexts));
         r->cap_contexts = 64;
@@ -295,7 +295,8 @@ static int decode_compact(vt_reader_t *r, cur_t *c, unsigned t, vt_event_t *ev)
             x.flags = get_u8(c);
             x.api = get_u(c);
         }
-        x.slot = get_u(c);
+        if (!(bits & VT_FREE_C_NEWEST))
+            x.slot = get_u(c);
     }
     if (c->bad)
         return 0;

@@ -157,8 +157,9 @@ typedef struct vt_trace_cache_entry_s {
 
 typedef struct vt_trace_slot_s {
     uint64_t address;
-    uint32_t next; /* released: the next released slot down the stack */
-    uint8_t tag;   /* the series | VT_FLAG_HANDLE of its allocation */
+    uint32_t next;         /* released: the next released slot down the stack */
+    uint32_t older, newer; /* live: the live slots allocated just before and after it, or none */
+    uint8_t tag;           /* the series | VT_FLAG_HANDLE of its allocation */
     uint8_t live;
 } vt_trace_slot_t;
 
@@ -199,6 +200,7 @@ typedef struct vt_reader_s {
     vt_trace_cache_entry_t *cache; /* VT_FORMAT_STACK_CACHE entries */
     vt_trace_slot_t *slots;
     uint32_t n_slots, cap_slots, free_top;
+    uint32_t newest;     /* the live slot allocated last (format 1.6's FREE of the newest) */
     size_t mapped;       /* internal: the mapping is populated (page tables filled) below this */
     size_t trimmed_size; /* vt_reader_follow: the mapping's length when the file shrank; 0 */
     int fd;              /* internal: the trace, open while mapped: it holds the shared lock */

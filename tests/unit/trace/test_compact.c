@@ -348,6 +348,25 @@ static long check_events(const char *path, bool whole, int *rc_out, vt_reader_t 
 
 /* ---- the tests ------------------------------------------------------------------------------ */
 
+/* The compact FREEs of path that name their slot, and those that free the newest live slot. */
+static void count_frees(const char *path, long *named, long *newest)
+{
+    vt_reader_t r;
+    vt_event_t ev;
+    *named = *newest = 0;
+    if (vt_reader_open(&r, path) == 0)
+        while (vt_reader_next(&r, &ev) > 0) {
+            unsigned t = r.map[ev.offset];
+            if (ev.type != VT_REC_FREE || t < VT_REC_FREE_C || t > VT_REC_FREE_C_LAST)
+                continue;
+            if ((t - VT_REC_FREE_C) & VT_FREE_C_NEWEST)
+                ++*newest;
+            else
+                ++*named;
+        }
+    vt_reader_release(&r);
+}
+
 static void test_round_trip(void)
 {
     make_stacks();
@@ -388,6 +407,12 @@ static void test_round_trip(void)
     if (why)
         fprintf(stderr, "  the streaming loop differs: %s\n", why);
     VT_CHECK("the streaming loop agrees with the reader and the analysis", !why);
+    /* Frees in reverse order free the newest live slot, and others name theirs: both forms were
+     * written, and every event above came back through them. */
+    long named, newest;
+    count_frees(path, &named, &newest);
+    VT_CHECK("frees of the newest live slot", newest > 1000);
+    VT_CHECK("frees naming their slot", named > 1000);
 }
 
 /* The offset of the first ALLOC or FREE of path (the tables before it are format 1.1's). */
@@ -507,6 +532,17 @@ static void test_hostile(void)
          {VT_REC_ALLOC_C + VT_ALLOC_C_CONTEXT, 1, 0x80, 0x80, 0x80, 0x80, 0x10, 0, 0, 0, 2, 0},
          12,
          "corrupt record at byte 20 (device 4294967296 out of range)"},
+        /* a free of the newest live slot with none live */
+        {"newest, none live",
+         {VT_REC_FREE_C + VT_FREE_C_NEWEST, 1},
+         2,
+         "corrupt record at byte 20 (no live slot to free)"},
+        /* the one live slot freed as the newest twice */
+        {"newest twice",
+         {VT_REC_ALLOC_C + 7, 1, 0, VT_REC_FREE_C + VT_FREE_C_NEWEST, 1,
+          VT_REC_FREE_C + VT_FREE_C_NEWEST, 1},
+         7,
+         "corrupt record at byte 25 (no live slot to free)"},
         /* cut inside the record */
         {"truncated", {VT_REC_ALLOC_C, 1, 0, 0, 0x80}, 5, "truncated record at byte 20"},
     };

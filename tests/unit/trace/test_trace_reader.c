@@ -378,7 +378,7 @@ static void test_versions_and_records(void)
         const char *name, *bytes, *want;
         size_t len;
     } bad[] = {
-        {"unknown core type", "\x35", "corrupt record at byte 16 (unknown record type 53)", 1},
+        {"unknown core type", "\x39", "corrupt record at byte 16 (unknown record type 57)", 1},
         {"overlong varint", "\x0a\xff\xff\xff\xff\xff\xff\xff\xff\xff\x7f\x01",
          "corrupt record at byte 16 (a varint longer than 64 bits)", 12},
         {"undefined stack", "\x05\x07\x02",
