@@ -254,7 +254,9 @@ echo "$out" | awk '{ printf "| vmm | unmap of %d mappings, %d other allocations 
 # Per pair per thread, traced minus untraced, each the difference of two runs of different
 # lengths (THREADS * (PAIRS + PAIRS / 10 + 1) pairs: the warm-up's included), so that start and
 # exit cancel. Flat from 1 to 16 threads: nothing a pair does grows with the threads.
-if command -v valgrind >/dev/null; then
+# valgrind cannot run a sanitizer build (its shadow memory): those get a note instead.
+if command -v valgrind >/dev/null &&
+    traced 0 valgrind -q --tool=none "$bin/threads" 1 10 >/dev/null 2>&1; then
     short=$((smoke ? 100 : tpairs / 5)) long=$((smoke ? 300 : 3 * tpairs / 5))
     # instructions plain|traced PAIRS: what callgrind counted for bench/threads $n PAIRS,
     # untraced or at depth 0
@@ -276,5 +278,5 @@ if command -v valgrind >/dev/null; then
         echo "| threads | $n threads, depth 0, instructions | $u | $t | $((t - u)) | instructions/pair/thread | callgrind (one thread at a time: the work, not the waiting); $short and $long pairs per thread |"
     done
 else
-    echo "# valgrind not installed: no instruction counts of the threads"
+    echo "# valgrind not installed, or it cannot run this build: no instruction counts of the threads"
 fi
