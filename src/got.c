@@ -190,44 +190,65 @@ VT_NO_SANITIZE static const char *slot_name(const object_t *o, uintptr_t info)
 #endif
 }
 
-/* One relocation: when it is a call or address slot naming a symbol visit wants, its value. */
-VT_NO_SANITIZE static int visit_reloc(const object_t *o, uintptr_t info, uintptr_t offset,
-                                      vt_got_visit_fn visit, void *ctx)
+/* Called with each relocation of an object (walk_object): true stops the walk. */
+typedef bool (*reloc_fn)(const object_t *o, uintptr_t info, uintptr_t offset, void *ctx);
+
+/* Calls each with the relocations of one table, in order; true when one stopped the walk. */
+VT_NO_SANITIZE static bool walk_table(const object_t *o, uintptr_t table, uintptr_t bytes,
+                                      bool with_addend, reloc_fn each, void *ctx)
 {
+    if (!table)
+        return false;
+    if (with_addend) {
+        const ElfW(Rela) *r = (const ElfW(Rela) *)table;
+        for (size_t i = 0; i < bytes / sizeof *r; i++)
+            if (each(o, r[i].r_info, r[i].r_offset, ctx))
+                return true;
+    } else {
+        const ElfW(Rel) *r = (const ElfW(Rel) *)table;
+        for (size_t i = 0; i < bytes / sizeof *r; i++)
+            if (each(o, r[i].r_info, r[i].r_offset, ctx))
+                return true;
+    }
+    return false;
+}
+
+/* Calls each with every relocation of o: address slots first (a weak call slot not bound yet is
+ * told apart by its address slot), the PLT's last. True when one stopped the walk. */
+VT_NO_SANITIZE static bool walk_object(const object_t *o, reloc_fn each, void *ctx)
+{
+    return walk_table(o, o->rela, o->relasz, true, each, ctx) ||
+           walk_table(o, o->rel, o->relsz, false, each, ctx) ||
+           walk_table(o, o->jmprel, o->pltrelsz, o->pltrel == DT_RELA, each, ctx);
+}
+
+typedef struct patch_s {
+    vt_got_visit_fn visit;
+    void *ctx;
+    int written;
+} patch_t;
+
+/* One relocation: when it is a call or address slot naming a symbol visit wants, its value. */
+VT_NO_SANITIZE static bool patch_reloc(const object_t *o, uintptr_t info, uintptr_t offset,
+                                       void *ctx)
+{
+    patch_t *p = ctx;
     const char *name = slot_name(o, info);
     if (!name)
-        return 0;
+        return false;
     unsigned long sym = REL_SYM(info);
     void **slot = (void **)(o->base + offset);
     void *current = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
     /* An undefined weak reference: nothing to turn, the program tests it for NULL. */
     if (!current)
-        return 0;
+        return false;
     /* A lazy slot not bound yet leads back into the object's own PLT. */
     bool bound = (uintptr_t)current < o->lo || (uintptr_t)current >= o->hi;
     bool weak = SYM_BIND(o->symtab[sym].st_info) == STB_WEAK;
-    void *value = visit(ctx, name, current, bound, weak);
-    if (!value || value == current)
-        return 0;
-    return write_slot(o, slot, value) ? 1 : 0;
-}
-
-VT_NO_SANITIZE static int visit_table(const object_t *o, uintptr_t table, uintptr_t bytes,
-                                      bool with_addend, vt_got_visit_fn visit, void *ctx)
-{
-    int written = 0;
-    if (!table)
-        return 0;
-    if (with_addend) {
-        const ElfW(Rela) *r = (const ElfW(Rela) *)table;
-        for (size_t i = 0; i < bytes / sizeof *r; i++)
-            written += visit_reloc(o, r[i].r_info, r[i].r_offset, visit, ctx);
-    } else {
-        const ElfW(Rel) *r = (const ElfW(Rel) *)table;
-        for (size_t i = 0; i < bytes / sizeof *r; i++)
-            written += visit_reloc(o, r[i].r_info, r[i].r_offset, visit, ctx);
-    }
-    return written;
+    void *value = p->visit(p->ctx, name, current, bound, weak);
+    if (value && value != current && write_slot(o, slot, value))
+        p->written++;
+    return false;
 }
 
 VT_NO_SANITIZE static int patch_object(const struct dl_phdr_info *info, vt_got_visit_fn visit,
@@ -238,11 +259,9 @@ VT_NO_SANITIZE static int patch_object(const struct dl_phdr_info *info, vt_got_v
     if (!read_object(info, &o))
         return 0;
     o.locked = locked;
-    /* Address slots first: a weak call slot not bound yet is told apart by its address slot. */
-    int written = visit_table(&o, o.rela, o.relasz, true, visit, ctx);
-    written += visit_table(&o, o.rel, o.relsz, false, visit, ctx);
-    written += visit_table(&o, o.jmprel, o.pltrelsz, o.pltrel == DT_RELA, visit, ctx);
-    return written;
+    patch_t p = {visit, ctx, 0};
+    walk_object(&o, patch_reloc, &p);
+    return p.written;
 #else
     (void)info;
     (void)visit;
@@ -265,28 +284,13 @@ VT_NO_SANITIZE int vt_got_patch_alone(const struct dl_phdr_info *info, vt_got_vi
     return patch_object(info, visit, ctx, false);
 }
 
-/* Whether a relocation table has a call or address slot naming a symbol wanted accepts. */
-VT_NO_SANITIZE static bool names_in_table(const object_t *o, uintptr_t table, uintptr_t bytes,
-                                          bool with_addend, vt_got_name_fn wanted)
+/* Stops at a call or address slot naming a symbol the vt_got_name_fn at ctx accepts. */
+VT_NO_SANITIZE static bool names_wanted(const object_t *o, uintptr_t info, uintptr_t offset,
+                                        void *ctx)
 {
-    if (!table)
-        return false;
-    if (with_addend) {
-        const ElfW(Rela) *r = (const ElfW(Rela) *)table;
-        for (size_t i = 0; i < bytes / sizeof *r; i++) {
-            const char *name = slot_name(o, r[i].r_info);
-            if (name && wanted(name))
-                return true;
-        }
-    } else {
-        const ElfW(Rel) *r = (const ElfW(Rel) *)table;
-        for (size_t i = 0; i < bytes / sizeof *r; i++) {
-            const char *name = slot_name(o, r[i].r_info);
-            if (name && wanted(name))
-                return true;
-        }
-    }
-    return false;
+    (void)offset;
+    const char *name = slot_name(o, info);
+    return name && (*(vt_got_name_fn *)ctx)(name);
 }
 
 /* vt_got_names: whether the object loaded at base, whose dynamic section is at dynamic, has a
@@ -297,11 +301,7 @@ VT_NO_SANITIZE static bool names_in_table(const object_t *o, uintptr_t table, ui
 VT_NO_SANITIZE bool vt_got_names(uintptr_t base, const void *dynamic, vt_got_name_fn wanted)
 {
     object_t o;
-    if (!read_dynamic(base, dynamic, &o))
-        return false;
-    return names_in_table(&o, o.rela, o.relasz, true, wanted) ||
-           names_in_table(&o, o.rel, o.relsz, false, wanted) ||
-           names_in_table(&o, o.jmprel, o.pltrelsz, o.pltrel == DT_RELA, wanted);
+    return read_dynamic(base, dynamic, &o) && walk_object(&o, names_wanted, &wanted);
 }
 
 /* vt_got_relocated: whether the loader has relocated the object already: 1 yes, 0 not yet, -1
